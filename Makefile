@@ -1,0 +1,75 @@
+# krsi: per-container BPF LSM policy. `make demo` shows it, `make check` tests it.
+#
+# Caches live outside the checkout in $(KRSI_CACHE) (kernel tree and builds, guest image);
+# build outputs of this checkout live in build/.
+
+KRSI_CACHE ?= $(HOME)/.cache/krsi
+export KRSI_CACHE
+
+BUILD := build
+RESULTS := $(BUILD)/results
+GUEST := $(BUILD)/guest
+
+# Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
+GUEST_SUITES ?= smoke kernel
+
+.PHONY: all deps kernel kernel-patches image stage unit guest-check check demo clean clean-cache help
+
+all:
+
+help:
+	@echo "make demo         boot the guest and show containers allowed and denied"
+	@echo "make check        host unit tests, then the guest suites ($(GUEST_SUITES))"
+	@echo "make deps         install the Debian packages everything needs"
+	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"
+	@echo "make image        build the guest root file system (cached in $(KRSI_CACHE)/image)"
+	@echo "make kernel-patches  regenerate kernel/patches from the kernel git tree"
+	@echo "make clean-cache  remove $(KRSI_CACHE)"
+
+deps:
+	@scripts/deps.sh
+
+kernel:
+	@scripts/kernel-build.sh
+
+kernel-patches:
+	@scripts/kernel-patches.sh
+
+image:
+	@image/build.sh
+
+# The project's files as they are installed in the guest; the guest's init copies this tree
+# over / at boot, so a code change never rebuilds the image.
+stage: all
+	@rm -rf $(GUEST)
+	@image/stage.sh $(GUEST)
+
+unit:
+	@mkdir -p $(RESULTS)
+	@tests/unit/run.sh | tee $(RESULTS)/unit.tap
+
+guest-check: stage
+	@mkdir -p $(RESULTS)
+	@set -e; for s in $(GUEST_SUITES); do \
+		echo "== guest suite $$s"; \
+		tests/vm/run --results $(RESULTS)/$$s -- /usr/lib/krsi/tests/$$s.sh \
+			| tee $(RESULTS)/$$s.tap || true; \
+	done
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory kernel
+	@$(MAKE) --no-print-directory image
+	@$(MAKE) --no-print-directory guest-check
+	@tests/summary.sh $(RESULTS) unit $(GUEST_SUITES)
+
+demo: deps
+	@$(MAKE) --no-print-directory all kernel image stage
+	@tests/vm/run -- /usr/lib/krsi/demo.sh
+
+clean:
+	rm -rf $(BUILD)
+
+clean-cache:
+	rm -rf $(KRSI_CACHE)

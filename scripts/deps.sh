@@ -1,0 +1,37 @@
+#!/bin/bash
+# Install the Debian packages that building, testing and the demo need. Idempotent: prints
+# what it installs, and nothing else when everything is present.
+set -euo pipefail
+
+pkgs=(
+	# kernel build
+	linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev dwarves cpio kmod rsync zstd
+	# BPF objects and the agent
+	clang llvm libbpf-dev bpftool libjson-c-dev libcgroup-dev pkg-config
+	# guest image and runner
+	qemu-system-x86 qemu-utils debootstrap e2fsprogs
+	# tests and scripts
+	jq python3
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	[ "$(dpkg-query -W -f '${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages present"
+	exit 0
+fi
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: error: need root to apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# apt-get update once per day at most: the lists are what makes package names resolvable.
+stamp=/var/lib/apt/periodic/krsi-update-stamp
+if [ ! -f "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
+	apt-get update -q
+	mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libcgroup was considered for these: its cgroup_init() wants v1 controllers or fails on a
+ * bare cgroup2 hierarchy in older releases, and it has no cgroup id lookup, so getmntent() and
+ * name_to_handle_at() do the job in a few lines.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <mntent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgroup.h"
+#include "util.h"
+
+int cgroup_parse_proc(const char *text, char *buf, size_t size)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *end = strchr(p, '\n');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len >= 3 && !strncmp(p, "0::", 3)) {
+			if (len - 3 == 0 || p[3] != '/' || len - 3 >= size)
+				return -EINVAL;
+			memcpy(buf, p + 3, len - 3);
+			buf[len - 3] = 0;
+			/* " (deleted)" is appended to a removed cgroup */
+			if (len - 3 > 10 && !strcmp(buf + len - 3 - 10, " (deleted)"))
+				return -ENOENT;
+			return 0;
+		}
+		p = end ? end + 1 : NULL;
+	}
+	return -ENODATA;
+}
+
+int cgroup_mount(const char **ret)
+{
+	static char mnt[256];
+	struct mntent *m;
+	FILE *f;
+
+	if (mnt[0]) {
+		*ret = mnt;
+		return 0;
+	}
+	f = setmntent("/proc/self/mounts", "re");
+	if (!f)
+		return -errno;
+	while ((m = getmntent(f))) {
+		if (!strcmp(m->mnt_type, "cgroup2") && strlen(m->mnt_dir) < sizeof(mnt)) {
+			strcpy(mnt, m->mnt_dir);
+			break;
+		}
+	}
+	endmntent(f);
+	if (!mnt[0])
+		return -ENOENT;
+	*ret = mnt;
+	return 0;
+}
+
+int cgroup_of_pid(pid_t pid, char *buf, size_t size)
+{
+	char path[64], text[4096];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	if (n < 0)
+		return -errno;
+	text[n] = 0;
+	return cgroup_parse_proc(text, buf, size);
+}
+
+int cgroup_id(const char *path, uint64_t *ret)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	const char *mnt;
+	char full[4096];
+	int mount_id, r;
+
+	r = cgroup_mount(&mnt);
+	if (r < 0)
+		return r;
+	if (snprintf(full, sizeof(full), "%s%s", mnt, path) >= (int)sizeof(full))
+		return -ENAMETOOLONG;
+	if (name_to_handle_at(AT_FDCWD, full, &h.fh, &mount_id, 0) < 0)
+		return -errno;
+	if (h.fh.handle_bytes != sizeof(uint64_t))
+		return -EOPNOTSUPP;
+	*ret = h.id;
+	return 0;
+}
+
+static uint64_t find_id;
+static char *find_buf;
+static size_t find_size, find_mnt_len;
+
+static int find_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (type != FTW_D)
+		return 0;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) < 0 || h.id != find_id)
+		return 0;
+	snprintf(find_buf, find_size, "%s", path[find_mnt_len] ? path + find_mnt_len : "/");
+	return 1;
+}
+
+int cgroup_find_id(uint64_t id, char *buf, size_t size)
+{
+	const char *mnt;
+	int r = cgroup_mount(&mnt);
+
+	if (r < 0)
+		return r;
+	find_id = id;
+	find_buf = buf;
+	find_size = size;
+	find_mnt_len = strlen(mnt);
+	r = nftw(mnt, find_cb, 16, FTW_PHYS | FTW_MOUNT);
+	if (r < 0)
+		return -errno;
+	return r == 1 ? 0 : -ENOENT;
+}

@@ -1,0 +1,67 @@
+# Build rules for the BPF objects, krsid, krsictl, krsi-probe and the unit test runner.
+# Included by the top-level Makefile; outputs go to $(BUILD). Needs no kernel build: bpf/vmlinux.h
+# is committed, dumped from the patched kernel's BTF (make vmlinux-h regenerates it).
+
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CFLAGS ?= -O2 -g
+KRSI_CFLAGS := -Wall -Werror -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iagent
+BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUILD)
+
+KRSI_COMMON := names profile protocol registry cgroup
+KRSI_COMMON_OBJ := $(KRSI_COMMON:%=$(BUILD)/obj/%.o)
+KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o events.o) $(KRSI_COMMON_OBJ)
+KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(KRSI_COMMON_OBJ)
+UNIT_SRC := $(wildcard tests/unit/*.c)
+KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h
+
+KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe
+
+krsi-all: $(KRSI_ALL)
+
+$(BUILD)/obj $(BUILD)/unit:
+	@mkdir -p $@
+
+$(BUILD)/krsi.bpf.o: bpf/krsi.bpf.c bpf/krsi.h bpf/vmlinux.h $(wildcard bpf/*.bpf.h) | $(BUILD)/obj
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/krsi.skel.h: $(BUILD)/krsi.bpf.o
+	$(BPFTOOL) gen skeleton $< name krsi > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/%.o: agent/%.c $(KRSI_HDR) | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/bpfobj.o: $(BUILD)/krsi.skel.h
+
+$(BUILD)/krsid: $(KRSID_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ -lbpf -lelf -lz -ljson-c
+
+$(BUILD)/krsictl: $(KRSICTL_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ -ljson-c
+
+$(BUILD)/krsi-probe: agent/krsi-probe.c | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
+
+$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ)
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) -ljson-c
+
+# Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel).
+vmlinux-h:
+	@d=$$(scripts/kernel-build.sh --print-dir); test -f "$$d/vmlinux.btf" || \
+		{ echo "no $$d/vmlinux.btf: run make kernel first" >&2; exit 1; }; \
+	$(BPFTOOL) btf dump file "$$d/vmlinux.btf" format c > bpf/vmlinux.h.tmp && \
+	mv bpf/vmlinux.h.tmp bpf/vmlinux.h && echo "bpf/vmlinux.h from $$d/vmlinux.btf"
+
+PREFIX ?= /usr
+krsi-install: $(KRSI_ALL)
+	install -D -m 0755 $(BUILD)/krsid $(DESTDIR)/usr/sbin/krsid
+	install -D -m 0755 $(BUILD)/krsictl $(DESTDIR)/usr/bin/krsictl
+	install -D -m 0755 $(BUILD)/krsi-probe $(DESTDIR)/usr/lib/krsi/krsi-probe
+	install -D -m 0644 $(BUILD)/krsi.bpf.o $(DESTDIR)/usr/lib/krsi/krsi.bpf.o
+	install -d $(DESTDIR)/etc/krsi/profiles
+	install -m 0644 agent/profiles/*.json $(DESTDIR)/etc/krsi/profiles/
+	install -D -m 0644 agent/krsid.service $(DESTDIR)/lib/systemd/system/krsid.service
+
+.PHONY: vmlinux-h krsi-all krsi-install

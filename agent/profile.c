@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "names.h"
+#include "profile.h"
+
+struct ctx {
+	const char *label;
+	struct profile *p;
+	struct krsi_err *err;
+};
+
+#define FIELD_ERR(c, field, ...) field_err(c, field, __VA_ARGS__)
+
+__attribute__((format(printf, 3, 4))) static int field_err(struct ctx *c, const char *field,
+							   const char *fmt, ...)
+{
+	char reason[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return err_set(c->err, -EINVAL, "profile %s: field \"%s\": %s", c->label, field, reason);
+}
+
+bool profile_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= KRSI_NAME_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '.' ||
+		      s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+int profile_normalize_path(const char *s, bool dir, char *buf, size_t size, const char **ret_reason)
+{
+	size_t n = strlen(s);
+	const char *c;
+
+	if (s[0] != '/') {
+		*ret_reason = "not an absolute path";
+		return -EINVAL;
+	}
+	if (!dir && n > 1 && s[n - 1] == '/') {
+		*ret_reason = "ends in \"/\": a directory belongs in the *_dirs list";
+		return -EINVAL;
+	}
+	if (!dir && n == 1) {
+		*ret_reason = "\"/\" is a directory: it belongs in the *_dirs list";
+		return -EINVAL;
+	}
+	for (c = s; *c; c++) {
+		if (c[0] == '/' && c[1] == '/') {
+			*ret_reason = "contains \"//\"";
+			return -EINVAL;
+		}
+		if (c[0] == '/' && c[1] == '.' && (c[2] == '/' || !c[2] ||
+						   (c[2] == '.' && (c[3] == '/' || !c[3])))) {
+			*ret_reason = "contains a \".\" or \"..\" component";
+			return -EINVAL;
+		}
+		if ((unsigned char)*c < 0x20) {
+			*ret_reason = "contains a control character";
+			return -EINVAL;
+		}
+	}
+	/* An exact rule stores the path and its NUL; a directory rule "/dir/" without NUL. */
+	if (dir && n > 1 && s[n - 1] != '/') {
+		if (n + 2 > size || n + 1 > KRSI_PATH_MAX) {
+			*ret_reason = "longer than the 243 bytes a rule can hold";
+			return -ENAMETOOLONG;
+		}
+		memcpy(buf, s, n);
+		buf[n] = '/';
+		buf[n + 1] = 0;
+		return 0;
+	}
+	if (n + 1 > size || n + 1 > KRSI_PATH_MAX) {
+		*ret_reason = "longer than the 243 bytes a rule can hold";
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, s, n + 1);
+	return 0;
+}
+
+static int parse_port(const char *s, uint16_t *ret)
+{
+	uint64_t v = 0;
+
+	if (parse_u64(s, &v) < 0 || v == 0 || v > 65535)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int profile_parse_net(const char *s, struct profile_net_rule *ret, const char **ret_reason)
+{
+	char buf[128], *addr, *prefix = NULL, *port = NULL;
+	struct profile_net_rule r = { 0 };
+	unsigned int max;
+
+	if (strlen(s) >= sizeof(buf)) {
+		*ret_reason = "too long for an address";
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	addr = buf;
+	if (buf[0] == '[') {
+		char *end = strchr(buf, ']');
+
+		if (!end) {
+			*ret_reason = "\"[\" without \"]\"";
+			return -EINVAL;
+		}
+		*end = 0;
+		addr = buf + 1;
+		if (end[1] == ':')
+			port = end + 2;
+		else if (end[1]) {
+			*ret_reason = "expected \":PORT\" after \"]\"";
+			return -EINVAL;
+		}
+		r.family = 6;
+	} else if (strchr(buf, ':') && strchr(buf, ':') != strrchr(buf, ':')) {
+		r.family = 6; /* bare IPv6, no port */
+	} else {
+		r.family = 4;
+		port = strchr(buf, ':');
+		if (port)
+			*port++ = 0;
+	}
+	prefix = strchr(addr, '/');
+	if (prefix)
+		*prefix++ = 0;
+	if (inet_pton(r.family == 4 ? AF_INET : AF_INET6, addr, r.addr) != 1) {
+		*ret_reason = r.family == 4 ? "not an IPv4 address" : "not an IPv6 address";
+		return -EINVAL;
+	}
+	max = r.family == 4 ? 32 : 128;
+	r.prefix = max;
+	if (prefix) {
+		uint64_t v = 0;
+
+		if (parse_u64(prefix, &v) < 0 || v > max) {
+			*ret_reason = "bad prefix length";
+			return -EINVAL;
+		}
+		r.prefix = v;
+	}
+	for (unsigned int bit = r.prefix; bit < max; bit++) {
+		if (r.addr[bit / 8] & (0x80 >> (bit % 8))) {
+			*ret_reason = "address has bits set past its prefix length";
+			return -EINVAL;
+		}
+	}
+	if (port && parse_port(port, &r.port) < 0) {
+		*ret_reason = "bad port (expected 1..65535)";
+		return -EINVAL;
+	}
+	*ret = r;
+	return 0;
+}
+
+static int expect_string_array(struct ctx *c, const char *field, json_object *v)
+{
+	size_t n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return FIELD_ERR(c, field, "expected array of strings");
+	n = json_object_array_length(v);
+	if (n > KRSI_LIST_MAX)
+		return FIELD_ERR(c, field, "%zu entries, at most %d allowed", n, KRSI_LIST_MAX);
+	for (size_t i = 0; i < n; i++)
+		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
+			return FIELD_ERR(c, field, "expected array of strings");
+	return 0;
+}
+
+static int parse_paths(struct ctx *c, const char *field, json_object *v, int list)
+{
+	bool dir = list == PROFILE_EXEC_DIRS || list == PROFILE_READ_DIRS ||
+		   list == PROFILE_WRITE_DIRS;
+	size_t n;
+	int r;
+
+	r = expect_string_array(c, field, v);
+	if (r < 0)
+		return r;
+	n = json_object_array_length(v);
+	c->p->paths[list] = calloc(n + 1, sizeof(char *));
+	if (!c->p->paths[list])
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
+		const char *reason = NULL;
+		char buf[KRSI_PATH_MAX + 2];
+
+		r = profile_normalize_path(s, dir, buf, sizeof(buf), &reason);
+		if (r < 0)
+			return FIELD_ERR(c, field, "\"%s\": %s", s, reason);
+		c->p->paths[list][i] = strdup(buf);
+		if (!c->p->paths[list][i])
+			return -ENOMEM;
+		c->p->n_paths[list]++;
+	}
+	return 0;
+}
+
+static int parse_socket(struct ctx *c, const char *field, json_object *v)
+{
+	int r = expect_string_array(c, field, v);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
+		char buf[64], *type;
+		int fam, t;
+
+		if (strlen(s) >= sizeof(buf))
+			return FIELD_ERR(c, field, "\"%s\": unknown socket family", s);
+		strcpy(buf, s);
+		type = strchr(buf, ':');
+		if (type)
+			*type++ = 0;
+		fam = names_family(buf);
+		if (fam < 0 || fam >= KRSI_AF_MAX)
+			return FIELD_ERR(c, field, "\"%s\": unknown socket family \"%s\"", s, buf);
+		if (!type) {
+			c->p->families |= 1ULL << fam;
+			continue;
+		}
+		t = names_socktype(type);
+		if (t < 0 || t >= 16)
+			return FIELD_ERR(c, field, "\"%s\": unknown socket type \"%s\"", s, type);
+		c->p->types[fam] |= 1u << t;
+	}
+	return 0;
+}
+
+static int parse_net(struct ctx *c, const char *field, json_object *v, int op)
+{
+	int r = expect_string_array(c, field, v);
+	size_t n;
+
+	if (r < 0)
+		return r;
+	n = json_object_array_length(v);
+	c->p->net[op] = calloc(n + 1, sizeof(struct profile_net_rule));
+	if (!c->p->net[op])
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
+		const char *reason = NULL;
+
+		if (profile_parse_net(s, &c->p->net[op][i], &reason) < 0)
+			return FIELD_ERR(c, field, "\"%s\": bad CIDR: %s", s, reason);
+		c->p->n_net[op]++;
+	}
+	return 0;
+}
+
+static int parse_caps(struct ctx *c, const char *field, json_object *v)
+{
+	int r = expect_string_array(c, field, v);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
+		int cap = names_cap(s);
+
+		if (cap < 0 || cap >= KRSI_CAP_MAX)
+			return FIELD_ERR(c, field, "\"%s\": unknown capability", s);
+		c->p->caps |= 1ULL << cap;
+	}
+	return 0;
+}
+
+static int parse_bool(struct ctx *c, const char *field, json_object *v, bool *ret)
+{
+	if (!json_object_is_type(v, json_type_boolean))
+		return FIELD_ERR(c, field, "expected true or false");
+	*ret = json_object_get_boolean(v);
+	return 0;
+}
+
+enum field_kind { F_NAME, F_VERSION, F_MODE, F_DESC, F_PATHS, F_SOCKET, F_NET, F_CAPS, F_BOOL };
+
+static const struct field {
+	const char *name;
+	enum field_kind kind;
+	int arg;
+	size_t bool_off;
+} fields[] = {
+	{ "name", F_NAME },
+	{ "version", F_VERSION },
+	{ "mode", F_MODE },
+	{ "description", F_DESC },
+	{ "exec", F_PATHS, PROFILE_EXEC },
+	{ "exec_dirs", F_PATHS, PROFILE_EXEC_DIRS },
+	{ "read", F_PATHS, PROFILE_READ },
+	{ "read_dirs", F_PATHS, PROFILE_READ_DIRS },
+	{ "write", F_PATHS, PROFILE_WRITE },
+	{ "write_dirs", F_PATHS, PROFILE_WRITE_DIRS },
+	{ "socket", F_SOCKET },
+	{ "connect", F_NET, 0 },
+	{ "bind", F_NET, 1 },
+	{ "capabilities", F_CAPS },
+	{ "mount", F_BOOL, 0, offsetof(struct profile, mount) },
+	{ "ptrace", F_BOOL, 0, offsetof(struct profile, ptrace) },
+	{ "module", F_BOOL, 0, offsetof(struct profile, module) },
+	{ "bpf", F_BOOL, 0, offsetof(struct profile, bpf) },
+	{ "userns", F_BOOL, 0, offsetof(struct profile, userns) },
+	{ "wx", F_BOOL, 0, offsetof(struct profile, wx) },
+};
+
+static int parse_field(struct ctx *c, const struct field *f, json_object *v)
+{
+	struct profile *p = c->p;
+
+	switch (f->kind) {
+	case F_NAME:
+		if (!json_object_is_type(v, json_type_string))
+			return FIELD_ERR(c, f->name, "expected a string");
+		if (!profile_name_valid(json_object_get_string(v)))
+			return FIELD_ERR(c, f->name,
+					 "\"%s\": expected 1 to %d characters of [a-z0-9._-]",
+					 json_object_get_string(v), KRSI_NAME_MAX - 1);
+		strcpy(p->name, json_object_get_string(v));
+		return 0;
+	case F_VERSION:
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return FIELD_ERR(c, f->name, "expected a non-negative integer");
+		p->version = json_object_get_int64(v);
+		return 0;
+	case F_MODE:
+		if (!json_object_is_type(v, json_type_string))
+			return FIELD_ERR(c, f->name, "expected \"enforce\" or \"audit\"");
+		if (!strcmp(json_object_get_string(v), "enforce"))
+			p->mode = KRSI_MODE_ENFORCE;
+		else if (!strcmp(json_object_get_string(v), "audit"))
+			p->mode = KRSI_MODE_AUDIT;
+		else
+			return FIELD_ERR(c, f->name, "\"%s\": expected \"enforce\" or \"audit\"",
+					 json_object_get_string(v));
+		return 0;
+	case F_DESC:
+		if (!json_object_is_type(v, json_type_string))
+			return FIELD_ERR(c, f->name, "expected a string");
+		p->description = strdup(json_object_get_string(v));
+		return p->description ? 0 : -ENOMEM;
+	case F_PATHS:
+		return parse_paths(c, f->name, v, f->arg);
+	case F_SOCKET:
+		return parse_socket(c, f->name, v);
+	case F_NET:
+		return parse_net(c, f->name, v, f->arg);
+	case F_CAPS:
+		return parse_caps(c, f->name, v);
+	case F_BOOL:
+		return parse_bool(c, f->name, v, (bool *)((char *)p + f->bool_off));
+	}
+	return -EINVAL;
+}
+
+int profile_parse(const char *label, const char *text, size_t len, struct profile **ret,
+		  struct krsi_err *err)
+{
+	struct json_tokener *tok;
+	json_object *doc;
+	struct profile *p;
+	enum json_tokener_error jerr;
+	bool seen[ARRAY_SIZE(fields)] = { 0 };
+	struct ctx c = { .label = label, .err = err };
+	int r;
+
+	if (len > PROFILE_FILE_MAX)
+		return err_set(err, -EFBIG, "profile %s: %zu bytes, at most %d allowed", label, len,
+			       PROFILE_FILE_MAX);
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	doc = json_tokener_parse_ex(tok, text, len);
+	jerr = json_tokener_get_error(tok);
+	if (!doc || jerr != json_tokener_success) {
+		r = err_set(err, -EINVAL, "profile %s: not valid JSON at byte %zu: %s", label,
+			    json_tokener_get_parse_end(tok),
+			    jerr == json_tokener_continue ? "unexpected end of input"
+							 : json_tokener_error_desc(jerr));
+		json_tokener_free(tok);
+		json_object_put(doc);
+		return r;
+	}
+	/* Trailing garbage after the document. */
+	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++) {
+		if (!isspace((unsigned char)text[i])) {
+			r = err_set(err, -EINVAL, "profile %s: not valid JSON: data after the document at byte %zu",
+				    label, i);
+			json_tokener_free(tok);
+			json_object_put(doc);
+			return r;
+		}
+	}
+	json_tokener_free(tok);
+	if (!json_object_is_type(doc, json_type_object)) {
+		json_object_put(doc);
+		return err_set(err, -EINVAL, "profile %s: expected a JSON object", label);
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		json_object_put(doc);
+		return -ENOMEM;
+	}
+	p->doc = doc;
+	c.p = p;
+	json_object_object_foreach(doc, key, val)
+	{
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(fields); i++)
+			if (!strcmp(fields[i].name, key))
+				break;
+		if (i == ARRAY_SIZE(fields)) {
+			r = FIELD_ERR(&c, key, "unknown field");
+			goto fail;
+		}
+		seen[i] = true;
+		r = parse_field(&c, &fields[i], val);
+		if (r < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < 3; i++) { /* name, version, mode */
+		if (!seen[i]) {
+			r = FIELD_ERR(&c, fields[i].name, "missing");
+			goto fail;
+		}
+	}
+	p->digest = fnv1a64(text, len, FNV1A64_INIT);
+	*ret = p;
+	return 0;
+fail:
+	if (r == -ENOMEM)
+		err_set(err, r, "profile %s: out of memory", label);
+	profile_free(p);
+	return r;
+}
+
+int profile_load_file(const char *path, bool expect_name, struct profile **ret,
+		      struct krsi_err *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *pathcopy = NULL;
+	const char *label;
+	struct profile *p;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	int r;
+
+	pathcopy = strdup(path);
+	if (!pathcopy)
+		return -ENOMEM;
+	label = basename(pathcopy);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err_set(err, -errno, "profile %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return err_set(err, -errno, "profile %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, -EINVAL, "profile %s: not a regular file", path);
+	buf = malloc(PROFILE_FILE_MAX + 1);
+	if (!buf)
+		return -ENOMEM;
+	while ((n = read(fd, buf + len, PROFILE_FILE_MAX + 1 - len)) > 0) {
+		len += n;
+		if (len > PROFILE_FILE_MAX)
+			return err_set(err, -EFBIG, "profile %s: more than %d bytes", label,
+				       PROFILE_FILE_MAX);
+	}
+	if (n < 0)
+		return err_set(err, -errno, "profile %s: %s", path, strerror(errno));
+	r = profile_parse(label, buf, len, &p, err);
+	if (r < 0)
+		return r;
+	if (expect_name) {
+		size_t ln = strlen(label);
+
+		if (ln < 6 || strcmp(label + ln - 5, ".json") ||
+		    strncmp(label, p->name, ln - 5) || strlen(p->name) != ln - 5) {
+			r = err_set(err, -EINVAL,
+				    "profile %s: field \"name\": \"%s\" does not match the file name",
+				    label, p->name);
+			profile_free(p);
+			return r;
+		}
+	}
+	*ret = p;
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	for (int l = 0; l < PROFILE_PATH_LISTS; l++) {
+		for (size_t i = 0; i < p->n_paths[l]; i++)
+			free(p->paths[l][i]);
+		free(p->paths[l]);
+	}
+	free(p->net[0]);
+	free(p->net[1]);
+	free(p->description);
+	json_object_put(p->doc);
+	free(p);
+}
+
+static const uint32_t path_kind[PROFILE_PATH_LISTS] = {
+	[PROFILE_EXEC] = KRSI_PATH_EXEC,   [PROFILE_EXEC_DIRS] = KRSI_PATH_EXEC,
+	[PROFILE_READ] = KRSI_PATH_READ,   [PROFILE_READ_DIRS] = KRSI_PATH_READ,
+	[PROFILE_WRITE] = KRSI_PATH_WRITE, [PROFILE_WRITE_DIRS] = KRSI_PATH_WRITE,
+};
+
+int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
+		    struct profile_compiled *ret)
+{
+	struct profile_compiled c = { 0 };
+	struct krsi_policy *pol = &c.policy;
+	size_t n = 0;
+
+	pol->slot = slot;
+	pol->mode = p->mode;
+	pol->caps = p->caps;
+	pol->families = p->families;
+	memcpy(pol->types, p->types, sizeof(pol->types));
+	pol->digest = p->digest;
+	pol->version = p->version;
+	pol->profile_id = profile_id;
+	snprintf(pol->name, sizeof(pol->name), "%s", p->name);
+
+	for (int l = 0; l < PROFILE_PATH_LISTS; l++)
+		n += p->n_paths[l];
+	c.paths = calloc(n + 1, sizeof(*c.paths));
+	c.net = calloc(p->n_net[0] + p->n_net[1] + 1, sizeof(*c.net));
+	if (!c.paths || !c.net) {
+		profile_compiled_clear(&c);
+		return -ENOMEM;
+	}
+	for (int l = 0; l < PROFILE_PATH_LISTS; l++) {
+		bool dir = l == PROFILE_EXEC_DIRS || l == PROFILE_READ_DIRS ||
+			   l == PROFILE_WRITE_DIRS;
+
+		for (size_t i = 0; i < p->n_paths[l]; i++) {
+			struct krsi_path_key *k = &c.paths[c.n_paths++];
+			size_t len = strlen(p->paths[l][i]);
+
+			k->slot = slot;
+			k->kind = path_kind[l];
+			memcpy(k->path, p->paths[l][i], len);
+			k->prefixlen = (8 + len + (dir ? 0 : 1)) * 8;
+		}
+	}
+	if (p->n_paths[PROFILE_EXEC] || p->n_paths[PROFILE_EXEC_DIRS])
+		pol->deny |= KRSI_DENY(KRSI_HOOK_EXEC);
+	if (p->n_paths[PROFILE_READ] || p->n_paths[PROFILE_READ_DIRS])
+		pol->deny |= KRSI_DENY(KRSI_HOOK_OPEN_READ);
+	if (p->n_paths[PROFILE_WRITE] || p->n_paths[PROFILE_WRITE_DIRS])
+		pol->deny |= KRSI_DENY(KRSI_HOOK_OPEN_WRITE);
+
+	for (int op = 0; op < 2; op++) {
+		for (size_t i = 0; i < p->n_net[op]; i++) {
+			const struct profile_net_rule *r = &p->net[op][i];
+			struct krsi_net_key *k = &c.net[c.n_net++];
+
+			k->slot = slot;
+			k->op = op == 0 ? KRSI_NET_CONNECT : KRSI_NET_BIND;
+			k->family = r->family;
+			k->port = r->port;
+			memcpy(k->addr, r->addr, sizeof(k->addr));
+			k->prefixlen = KRSI_NET_KEY_FIXED_BITS + r->prefix;
+		}
+		if (p->n_net[op])
+			pol->deny |= KRSI_DENY(op == 0 ? KRSI_HOOK_CONNECT : KRSI_HOOK_BIND);
+	}
+	if (p->families)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_SOCKET);
+	for (int f = 0; f < KRSI_AF_MAX; f++)
+		if (p->types[f])
+			pol->deny |= KRSI_DENY(KRSI_HOOK_SOCKET);
+	if (p->mount)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_MOUNT);
+	if (p->ptrace)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_PTRACE);
+	if (p->module)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_MODULE);
+	if (p->bpf)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_BPF);
+	if (p->userns)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_USERNS);
+	if (p->wx)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_WX);
+	if (p->caps)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_CAPABLE);
+	*ret = c;
+	return 0;
+}
+
+void profile_compiled_clear(struct profile_compiled *c)
+{
+	free(c->paths);
+	free(c->net);
+	c->paths = NULL;
+	c->net = NULL;
+	c->n_paths = c->n_net = 0;
+}

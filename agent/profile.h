@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Profiles: parse and validate a profile document, and compile it into what the BPF maps hold.
+ * Pure logic: no BPF, no root; the unit tests link it as is.
+ *
+ * Schema (every list is a deny list; a field left out denies nothing of its kind):
+ *   name         string, [a-z0-9._-], 1..63 chars; equals the file name without ".json"
+ *   version      integer >= 0
+ *   mode         "enforce" | "audit"
+ *   description  string (optional)
+ *   exec, read, write                  arrays of absolute paths (exact files)
+ *   exec_dirs, read_dirs, write_dirs   arrays of absolute directories (everything below)
+ *   socket       array of "AF_FAMILY" or "AF_FAMILY:SOCK_TYPE" (e.g. "AF_PACKET", "AF_INET:SOCK_RAW")
+ *   connect, bind  arrays of "ADDR[/PREFIX][:PORT]" or "[ADDR6[/PREFIX]]:PORT" or "ADDR6[/PREFIX]"
+ *   mount, ptrace, module, bpf, userns, wx   booleans
+ *   capabilities array of capability names ("CAP_SYS_ADMIN" or "sys_admin")
+ */
+#ifndef KRSI_PROFILE_H
+#define KRSI_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "../bpf/krsi.h"
+#include "util.h"
+
+#define PROFILE_FILE_MAX (256 * 1024)
+
+enum profile_path_list {
+	PROFILE_EXEC,
+	PROFILE_EXEC_DIRS,
+	PROFILE_READ,
+	PROFILE_READ_DIRS,
+	PROFILE_WRITE,
+	PROFILE_WRITE_DIRS,
+	PROFILE_PATH_LISTS,
+};
+
+struct profile_net_rule {
+	uint8_t family; /* 4 or 6 */
+	uint8_t prefix; /* bits */
+	uint16_t port;	/* 0 = any */
+	uint8_t addr[16];
+};
+
+struct profile {
+	char name[KRSI_NAME_MAX];
+	uint64_t version;
+	uint32_t mode;
+	char *description;
+	char **paths[PROFILE_PATH_LISTS]; /* directories end in "/" */
+	size_t n_paths[PROFILE_PATH_LISTS];
+	uint64_t families;
+	uint16_t types[KRSI_AF_MAX];
+	struct profile_net_rule *net[2]; /* [0] connect, [1] bind */
+	size_t n_net[2];
+	bool mount, ptrace, module, bpf, userns, wx;
+	uint64_t caps;
+	uint64_t digest; /* of the document's text */
+	json_object *doc; /* the parsed document, for `profile show` */
+};
+
+/* Parse TEXT; LABEL names it in errors ("web.json"). */
+int profile_parse(const char *label, const char *text, size_t len, struct profile **ret,
+		  struct krsi_err *err);
+/* Read and parse a file; when EXPECT_NAME, the name field must equal the file's stem. */
+int profile_load_file(const char *path, bool expect_name, struct profile **ret,
+		      struct krsi_err *err);
+void profile_free(struct profile *p);
+
+/* A profile compiled for the maps, under one slot. */
+struct profile_compiled {
+	struct krsi_policy policy;
+	struct krsi_path_key *paths;
+	size_t n_paths;
+	struct krsi_net_key *net;
+	size_t n_net;
+};
+
+int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
+		    struct profile_compiled *ret);
+void profile_compiled_clear(struct profile_compiled *c);
+
+/* Parse one connect/bind entry; exposed for the tests. */
+int profile_parse_net(const char *s, struct profile_net_rule *ret, const char **ret_reason);
+/* Check and normalise an absolute path; DIR appends "/". Exposed for the tests. */
+int profile_normalize_path(const char *s, bool dir, char *buf, size_t size,
+			   const char **ret_reason);
+/* Valid profile (and container) names. */
+bool profile_name_valid(const char *s);
+
+#endif

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include "../bpf/krsi.h"
+#include "protocol.h"
+
+enum ftype { T_STR, T_U64, T_INT, T_BOOL };
+
+struct pfield {
+	const char *name;
+	enum ftype type;
+	bool required;
+	size_t off;	  /* where the value goes in struct proto_request */
+	size_t has_off;	  /* its has_* flag, or 0 */
+};
+
+#define S(n, f, req) { n, T_STR, req, offsetof(struct proto_request, f), 0 }
+
+static const struct opdef {
+	const char *name;
+	struct pfield f[5];
+} ops[PROTO_OP_COUNT] = {
+	[PROTO_STATUS] = { "status" },
+	[PROTO_PS] = { "ps" },
+	[PROTO_PROFILE_LIST] = { "profile_list" },
+	[PROTO_PROFILE_SHOW] = { "profile_show", { S("name", name, true) } },
+	[PROTO_RELOAD] = { "reload" },
+	[PROTO_REGISTER] = { "register",
+			     { S("container", container, true), S("profile", profile, false),
+			       S("cgroup", cgroup, false),
+			       { "cgroup_id", T_U64, false, offsetof(struct proto_request, cgroup_id),
+				 offsetof(struct proto_request, has_cgroup_id) },
+			       { "pid", T_INT, false, offsetof(struct proto_request, pid),
+				 offsetof(struct proto_request, has_pid) } } },
+	[PROTO_UNREGISTER] = { "unregister", { S("container", container, true) } },
+	[PROTO_ASSIGN] = { "assign",
+			   { S("container", container, true), S("profile", profile, true) } },
+	[PROTO_EVENTS] = { "events",
+			   { { "follow", T_BOOL, false, offsetof(struct proto_request, follow) },
+			     S("container", container, false) } },
+};
+
+const char *proto_op_name(enum proto_op op)
+{
+	return op < PROTO_OP_COUNT ? ops[op].name : NULL;
+}
+
+bool proto_container_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= KRSI_CONTAINER_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static int parse_value(const struct pfield *f, json_object *v, struct proto_request *req,
+		       struct krsi_err *err)
+{
+	char *base = (char *)req;
+
+	switch (f->type) {
+	case T_STR:
+		if (!json_object_is_type(v, json_type_string))
+			return err_set(err, -EINVAL, "field \"%s\": expected a string", f->name);
+		*(const char **)(base + f->off) = json_object_get_string(v);
+		break;
+	case T_U64:
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+			return err_set(err, -EINVAL, "field \"%s\": expected a non-negative integer",
+				       f->name);
+		/* json-c keeps integers above INT64_MAX as uint64 */
+		*(uint64_t *)(base + f->off) = json_object_get_uint64(v);
+		break;
+	case T_INT:
+		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= 0 ||
+		    json_object_get_int64(v) > INT32_MAX)
+			return err_set(err, -EINVAL, "field \"%s\": expected a positive integer",
+				       f->name);
+		*(int64_t *)(base + f->off) = json_object_get_int64(v);
+		break;
+	case T_BOOL:
+		if (!json_object_is_type(v, json_type_boolean))
+			return err_set(err, -EINVAL, "field \"%s\": expected true or false", f->name);
+		*(bool *)(base + f->off) = json_object_get_boolean(v);
+		break;
+	}
+	if (f->has_off)
+		*(bool *)(base + f->has_off) = true;
+	return 0;
+}
+
+int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
+			struct krsi_err *err)
+{
+	struct proto_request req = { 0 };
+	enum json_tokener_error jerr;
+	struct json_tokener *tok;
+	json_object *v;
+	const struct opdef *def = NULL;
+	const char *op;
+	int r;
+
+	if (len > PROTO_REQUEST_MAX)
+		return err_set(err, -EMSGSIZE, "request of %zu bytes, at most %d allowed", len,
+			       PROTO_REQUEST_MAX);
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	req.doc = json_tokener_parse_ex(tok, buf, len);
+	jerr = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!req.doc || jerr != json_tokener_success) {
+		json_object_put(req.doc);
+		return err_set(err, -EINVAL, "request is not valid JSON: %s",
+			       jerr == json_tokener_continue ? "unexpected end of input"
+							    : json_tokener_error_desc(jerr));
+	}
+	if (!json_object_is_type(req.doc, json_type_object)) {
+		r = err_set(err, -EINVAL, "request is not a JSON object");
+		goto fail;
+	}
+	if (!json_object_object_get_ex(req.doc, "version", &v)) {
+		r = err_set(err, -EPROTO, "request has no \"version\"");
+		goto fail;
+	}
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) != PROTO_VERSION) {
+		r = err_set(err, -EPROTO, "protocol version %s not supported (this agent speaks %d)",
+			    json_object_to_json_string(v), PROTO_VERSION);
+		goto fail;
+	}
+	if (!json_object_object_get_ex(req.doc, "op", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		r = err_set(err, -EINVAL, "request has no \"op\" string");
+		goto fail;
+	}
+	op = json_object_get_string(v);
+	for (int i = 0; i < PROTO_OP_COUNT; i++) {
+		if (!strcmp(ops[i].name, op)) {
+			def = &ops[i];
+			req.op = i;
+		}
+	}
+	if (!def) {
+		r = err_set(err, -EOPNOTSUPP, "unknown op \"%s\"", op);
+		goto fail;
+	}
+	json_object_object_foreach(req.doc, key, val)
+	{
+		const struct pfield *f = NULL;
+
+		if (!strcmp(key, "version") || !strcmp(key, "op"))
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(def->f) && def->f[i].name; i++)
+			if (!strcmp(def->f[i].name, key))
+				f = &def->f[i];
+		if (!f) {
+			r = err_set(err, -EINVAL, "op %s: unknown field \"%s\"", def->name, key);
+			goto fail;
+		}
+		r = parse_value(f, val, &req, err);
+		if (r < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(def->f) && def->f[i].name; i++) {
+		if (def->f[i].required && !json_object_object_get_ex(req.doc, def->f[i].name, NULL)) {
+			r = err_set(err, -EINVAL, "op %s: field \"%s\" missing", def->name,
+				    def->f[i].name);
+			goto fail;
+		}
+	}
+	if (req.container && !proto_container_valid(req.container)) {
+		r = err_set(err, -EINVAL,
+			    "field \"container\": \"%.*s\": expected 1 to %d characters of [A-Za-z0-9_.-]",
+			    KRSI_CONTAINER_MAX, req.container, KRSI_CONTAINER_MAX - 1);
+		goto fail;
+	}
+	if (req.op == PROTO_REGISTER && !!req.cgroup + req.has_cgroup_id + req.has_pid != 1) {
+		r = err_set(err, -EINVAL,
+			    "op register: exactly one of \"cgroup\", \"cgroup_id\", \"pid\" expected");
+		goto fail;
+	}
+	if (req.cgroup && (req.cgroup[0] != '/' || strlen(req.cgroup) >= KRSI_CGROUP_PATH_MAX ||
+			   strstr(req.cgroup, "/..") || strstr(req.cgroup, "//"))) {
+		r = err_set(err, -EINVAL, "field \"cgroup\": \"%s\": expected a cgroup path such as /a/b",
+			    req.cgroup);
+		goto fail;
+	}
+	*ret = req;
+	return 0;
+fail:
+	json_object_put(req.doc);
+	return r;
+}
+
+void proto_request_clear(struct proto_request *req)
+{
+	json_object_put(req->doc);
+	req->doc = NULL;
+}
+
+json_object *proto_request_new(enum proto_op op)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, "op", json_object_new_string(proto_op_name(op)));
+	return o;
+}
+
+json_object *proto_reply_ok(void)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, "ok", json_object_new_boolean(1));
+	return o;
+}
+
+json_object *proto_reply_error(const char *fmt, ...)
+{
+	json_object *o = json_object_new_object();
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, "ok", json_object_new_boolean(0));
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	return o;
+}
+
+int proto_send(int fd, json_object *o)
+{
+	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(s), off = 0;
+	_cleanup_free_ char *line = malloc(len + 1);
+
+	if (!line)
+		return -ENOMEM;
+	memcpy(line, s, len);
+	line[len++] = '\n';
+	while (off < len) {
+		ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += n;
+	}
+	return 0;
+}
+
+int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err)
+{
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	enum json_tokener_error jerr = json_tokener_continue;
+	json_object *o = NULL;
+	size_t total = 0;
+	char buf[4096];
+	int r = 0;
+
+	if (!tok)
+		return -ENOMEM;
+	while (!o) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		size_t start = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = err_set(err, -errno, errno == EAGAIN ? "timed out waiting for a message"
+								 : "receive: %s",
+				    strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			r = err_set(err, -ECONNRESET, total ? "message cut short: unexpected end of input"
+							    : "no message: the peer closed the connection");
+			break;
+		}
+		/* Leading whitespace (a previous line's newline) is not part of a message. */
+		if (total == 0)
+			while (start < (size_t)n && isspace((unsigned char)buf[start]))
+				start++;
+		if ((size_t)n - start == 0)
+			continue;
+		total += n - start;
+		if (total > max) {
+			r = err_set(err, -EMSGSIZE, "message larger than %zu bytes", max);
+			break;
+		}
+		o = json_tokener_parse_ex(tok, buf + start, n - start);
+		jerr = json_tokener_get_error(tok);
+		if (!o && jerr != json_tokener_continue) {
+			r = err_set(err, -EINVAL, "message is not valid JSON: %s",
+				    json_tokener_error_desc(jerr));
+			break;
+		}
+		/* Bytes after a complete object are not read: a request is the only message
+		 * its direction carries, and event streams are read line by line. */
+	}
+	json_tokener_free(tok);
+	if (r < 0) {
+		json_object_put(o);
+		return r;
+	}
+	*ret = o;
+	return 0;
+}
+
+static int set_timeouts(int fd, int timeout_ms)
+{
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return -errno;
+	return 0;
+}
+
+int proto_connect(const char *path, int timeout_ms, struct krsi_err *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return err_set(err, -ENAMETOOLONG, "socket path %s: too long", path);
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, -errno, "socket: %s", strerror(errno));
+	if (timeout_ms > 0 && set_timeouts(fd, timeout_ms) < 0)
+		return err_set(err, -errno, "socket timeouts: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return err_set(err, -errno, "connect to %s: %s (is krsid running?)", path,
+			       strerror(errno));
+	return TAKE_FD(fd);
+}
+
+int proto_call(const char *path, json_object *req, int timeout_ms, json_object **ret_reply,
+	       struct krsi_err *err)
+{
+	_cleanup_close_ int fd = proto_connect(path, timeout_ms, err);
+	int r;
+
+	if (fd < 0)
+		return fd;
+	r = proto_send(fd, req);
+	if (r < 0)
+		return err_set(err, r, "send to %s: %s", path, strerror(-r));
+	shutdown(fd, SHUT_WR);
+	return proto_recv(fd, PROTO_REPLY_MAX, ret_reply, err);
+}

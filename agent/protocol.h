@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The control protocol between krsid and its clients (krsictl, krsi-oci-hook): the one place
+ * that defines the message shapes. Pure logic plus socket I/O; no BPF.
+ *
+ * A client connects to the unix socket, writes one JSON object (at most PROTO_REQUEST_MAX
+ * bytes), and reads one JSON object per line: one reply, or for "events" a reply followed by
+ * events until either side closes. Every request carries "version": PROTO_VERSION and "op".
+ *
+ *   op            fields                                    reply fields
+ *   status        -                                         agent, kernel, stats, counts
+ *   ps            -                                         containers: [entry...]
+ *   profile_list  -                                         profiles: [...]
+ *   profile_show  name                                      profile: {...}
+ *   reload        -                                         changed: [...], unchanged: [...]
+ *   register      container, profile?, one of cgroup (path), cgroup_id, pid
+ *                                                           container: entry
+ *   unregister    container                                 -
+ *   assign        container, profile                        container: entry
+ *   events        follow?, container?                       events: [...], then lines when follow
+ *
+ * Replies: {"version":1,"ok":true,...} or {"version":1,"ok":false,"error":"..."}.
+ */
+#ifndef KRSI_PROTOCOL_H
+#define KRSI_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "util.h"
+
+#define PROTO_VERSION 1
+#define PROTO_REQUEST_MAX (64 * 1024)
+#define PROTO_REPLY_MAX (16 * 1024 * 1024)
+#define PROTO_SOCKET_PATH "/run/krsi/krsid.sock"
+
+enum proto_op {
+	PROTO_STATUS,
+	PROTO_PS,
+	PROTO_PROFILE_LIST,
+	PROTO_PROFILE_SHOW,
+	PROTO_RELOAD,
+	PROTO_REGISTER,
+	PROTO_UNREGISTER,
+	PROTO_ASSIGN,
+	PROTO_EVENTS,
+	PROTO_OP_COUNT,
+};
+
+struct proto_request {
+	enum proto_op op;
+	const char *container; /* strings point into doc */
+	const char *profile;
+	const char *cgroup;
+	const char *name;
+	uint64_t cgroup_id;
+	int64_t pid;
+	bool has_cgroup_id, has_pid, follow;
+	json_object *doc;
+};
+
+const char *proto_op_name(enum proto_op op);
+
+/* Parse and validate a request; on success ret->doc holds a reference (proto_request_clear). */
+int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
+			struct krsi_err *err);
+void proto_request_clear(struct proto_request *req);
+
+/* {"version":1,"op":NAME} for the client to add fields to. */
+json_object *proto_request_new(enum proto_op op);
+json_object *proto_reply_ok(void);
+json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write O as one line. Returns 0 or -errno. */
+int proto_send(int fd, json_object *o);
+/* Read one JSON object of at most MAX bytes from FD (the peer need not close). */
+int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err);
+/* Client side: connect with a timeout on every read and write (0 = none). */
+int proto_connect(const char *path, int timeout_ms, struct krsi_err *err);
+/* Client side: connect, send REQ, read the reply; an {"ok":false} reply is returned as is. */
+int proto_call(const char *path, json_object *req, int timeout_ms, json_object **ret_reply,
+	       struct krsi_err *err);
+
+/* Container ids: [A-Za-z0-9_.-], 1..127 chars, not starting with "." or "-". */
+bool proto_container_valid(const char *s);
+
+#endif

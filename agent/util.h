@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by krsid, krsictl and the unit tests: cleanup attributes, errors. */
+#ifndef KRSI_UTIL_H
+#define KRSI_UTIL_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* An error message for the caller to log or send: modules fill it, main paths print it. */
+struct krsi_err {
+	char msg[512];
+};
+
+__attribute__((format(printf, 3, 4))) static inline int err_set(struct krsi_err *err, int ret,
+								 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+static inline void json_putp(json_object **o)
+{
+	json_object_put(*o);
+}
+
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+#define _cleanup_close_ __attribute__((cleanup(closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
+#define _cleanup_json_ __attribute__((cleanup(json_putp)))
+
+/* Move a pointer or fd out of a cleanup variable. */
+#define TAKE_PTR(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) _p = (p);                                                            \
+		(p) = NULL;                                                                        \
+		_p;                                                                                \
+	})
+#define TAKE_FD(fd)                                                                                \
+	({                                                                                         \
+		int _fd = (fd);                                                                    \
+		(fd) = -1;                                                                         \
+		_fd;                                                                               \
+	})
+
+/* FNV-1a, 64 bits: the profile digest and object hashes. */
+static inline uint64_t fnv1a64(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+#define FNV1A64_INIT 0xcbf29ce484222325ULL
+
+/* strtoull with the checks: decimal, whole string, no overflow. */
+static inline int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -errno;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+#endif /* KRSI_UTIL_H */

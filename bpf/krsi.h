@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * krsi ABI: the one header that the BPF programs (krsi.bpf.c) and the agent share.
+ *
+ * Only fixed-width types, explicit padding, no pointers: every struct here is a map key, a
+ * map value or a ring buffer record, copied byte for byte between the kernel and the agent.
+ * Changing a layout changes the ABI of the pinned maps: bump KRSI_ABI_VERSION, and the agent
+ * refuses to adopt pinned objects of another version (krsid --reset reloads them).
+ */
+#ifndef KRSI_H
+#define KRSI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define KRSI_ABI_VERSION 1
+
+/* Limits shared by the parser, the agent and the BPF programs. */
+#define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
+#define KRSI_NAME_MAX 64	  /* profile name, NUL included */
+#define KRSI_CONTAINER_MAX 128	  /* container id, NUL included */
+#define KRSI_CGROUP_PATH_MAX 512  /* cgroup path in the registry, NUL included */
+#define KRSI_COMM_MAX 16
+#define KRSI_MAX_LEVELS 64	  /* cgroup depths tracked in krsi_config.level_mask */
+#define KRSI_AF_MAX 64		  /* socket families covered by krsi_policy */
+#define KRSI_CAP_MAX 64		  /* capabilities covered by krsi_policy.caps */
+#define KRSI_LIST_MAX 256	  /* entries per deny list in a profile */
+#define KRSI_MAX_CGROUPS 8192	  /* registered cgroups */
+#define KRSI_MAX_PROFILES 1024
+#define KRSI_MAX_PATH_RULES 65536 /* all slots together */
+#define KRSI_MAX_NET_RULES 16384
+
+/* Hooks, as reported in events; also the bit numbers of krsi_policy.deny. */
+enum krsi_hook {
+	KRSI_HOOK_EXEC = 0,	   /* bprm_check_security: the resolved binary */
+	KRSI_HOOK_OPEN_READ,	   /* file_open for reading */
+	KRSI_HOOK_OPEN_WRITE,	   /* file_open for writing */
+	KRSI_HOOK_SOCKET,	   /* socket_create: family and type */
+	KRSI_HOOK_CONNECT,	   /* socket_connect: address and port */
+	KRSI_HOOK_BIND,		   /* socket_bind: address and port */
+	KRSI_HOOK_MOUNT,	   /* sb_mount, move_mount */
+	KRSI_HOOK_PTRACE,	   /* ptrace_access_check (attach), ptrace_traceme */
+	KRSI_HOOK_MODULE,	   /* kernel_module_request, kernel_read_file, kernel_load_data */
+	KRSI_HOOK_BPF,		   /* bpf() */
+	KRSI_HOOK_USERNS,	   /* userns_create */
+	KRSI_HOOK_WX,		   /* file_mprotect, mmap_file: anonymous memory made executable */
+	KRSI_HOOK_CAPABLE,	   /* capable: a denied capability */
+	KRSI_HOOK_SELF,		   /* bpf_map, bpf_prog: a confined task reaching krsi's objects */
+	KRSI_HOOK_COUNT,
+};
+
+#define KRSI_DENY(hook) (1ULL << (hook))
+
+enum krsi_mode {
+	KRSI_MODE_ENFORCE = 0, /* deny with -EPERM and report */
+	KRSI_MODE_AUDIT = 1,   /* allow and report */
+};
+
+enum krsi_verdict {
+	KRSI_VERDICT_DENY = 0,
+	KRSI_VERDICT_AUDIT = 1,
+};
+
+/*
+ * Path rule kinds (krsi_path_key.kind). A rule is an entry in the path_rules LPM trie whose
+ * data is (slot, kind, path bytes). An exact rule stores the path with its terminating NUL,
+ * so only that path matches; a directory rule stores "/dir/" without NUL, so every path below
+ * it matches. A lookup with the full key length finds the longest stored prefix: any hit is a
+ * deny, since the trie holds nothing else.
+ */
+enum krsi_path_kind {
+	KRSI_PATH_EXEC = 1,
+	KRSI_PATH_READ = 2,
+	KRSI_PATH_WRITE = 3,
+};
+
+struct krsi_path_key {
+	__u32 prefixlen; /* in bits, counted from slot */
+	__u32 slot;
+	__u32 kind;
+	char path[KRSI_PATH_MAX];
+};
+
+/*
+ * Network rules: an LPM trie over (slot, op, family, port, address). The port is part of the
+ * fixed prefix, port 0 meaning "any port": a connect or bind is looked up twice, with its port
+ * and with 0. IPv4 addresses use the first 4 bytes of addr; IPv4-mapped IPv6 addresses are
+ * looked up as IPv4.
+ */
+enum krsi_net_op {
+	KRSI_NET_CONNECT = 1,
+	KRSI_NET_BIND = 2,
+};
+
+struct krsi_net_key {
+	__u32 prefixlen; /* in bits, counted from slot */
+	__u32 slot;
+	__u8 op;
+	__u8 family; /* 4 or 6 */
+	__u16 port;  /* host byte order; 0 = any */
+	__u8 addr[16];
+};
+
+#define KRSI_NET_KEY_FIXED_BITS ((4 + 1 + 1 + 2) * 8) /* slot, op, family, port */
+
+/*
+ * A profile's compiled form: value of the profiles map, keyed by profile id. The agent
+ * replaces the whole value in one hash map update, and the programs read it once per hook
+ * call, so a container sees either the old policy (slot) or the new one, never a mix.
+ */
+struct krsi_policy {
+	__u32 slot;	    /* generation of this policy's rules in path_rules/net_rules */
+	__u32 mode;	    /* enum krsi_mode */
+	__u64 deny;	    /* KRSI_DENY(hook) bits of the active deny kinds */
+	__u64 caps;	    /* denied capabilities, bit = CAP_* number */
+	__u64 families;	    /* socket families denied for every type, bit = AF_* number */
+	__u16 types[KRSI_AF_MAX]; /* per family: denied socket types, bit = SOCK_* number */
+	/* Agent metadata, never read by the programs. */
+	__u64 digest;	    /* hash of the profile file's contents */
+	__u64 version;	    /* the profile's "version" */
+	__u32 profile_id;
+	__u32 _pad0;
+	char name[KRSI_NAME_MAX];
+};
+
+/* Value of the cgroups map, keyed by cgroup id: what the programs need, and the counters. */
+struct krsi_cgroup {
+	__u32 profile_id;
+	__u32 _pad0;
+	__u64 denied;  /* denials (enforce) under this registration */
+	__u64 audited; /* would-be denials (audit) */
+};
+
+/* Value of the registry map, keyed by cgroup id: the agent's bookkeeping, pinned so that it
+ * survives a restart. Never read by the programs. */
+struct krsi_registry_entry {
+	char container[KRSI_CONTAINER_MAX];
+	char profile[KRSI_NAME_MAX];
+	char cgroup[KRSI_CGROUP_PATH_MAX]; /* relative to the cgroup2 mount, "/a/b" */
+	__u64 registered_ns;		   /* CLOCK_REALTIME */
+	__u32 level;			   /* depth of cgroup: "/" = 0, "/a" = 1 */
+	__u32 _pad0;
+};
+
+/* The config map's single value. */
+struct krsi_config {
+	/*
+	 * Bit L is set when some cgroup at depth L is registered. A task walks its ancestors from
+	 * its own depth up to the root and looks up only the depths whose bit is set, nearest
+	 * first, so a host task pays one failed lookup per registered depth at or above its own,
+	 * and nothing at all while no cgroup is registered.
+	 */
+	__u64 level_mask;
+	__u64 throttle_ns; /* identical reports within this window are counted, not sent */
+	__u32 abi_version;
+	__u32 _pad0;
+};
+
+/* The stats map's single value (per CPU). */
+struct krsi_stats {
+	__u64 events;	 /* sent to the ring buffer */
+	__u64 lost;	 /* ring buffer full */
+	__u64 throttled; /* identical repeats not sent */
+	__u64 denied;
+	__u64 audited;
+};
+
+/* Key and value of the throttle LRU map. */
+struct krsi_throttle_key {
+	__u64 cgroup_id; /* the registered cgroup */
+	__u64 object;	 /* hash of the object */
+	__u32 hook;
+	__u32 verdict;
+};
+
+struct krsi_throttle_val {
+	__u64 last_ns;
+	__u32 suppressed;
+	__u32 _pad0;
+};
+
+struct krsi_event_net {
+	__u16 family; /* AF_* */
+	__u16 port;   /* host byte order */
+	__u32 type;   /* SOCK_* for socket_create */
+	__u8 addr[16];
+};
+
+/* A ring buffer record. */
+struct krsi_event {
+	__u64 time_ns;	  /* CLOCK_BOOTTIME */
+	__u64 cgroup_id;  /* the task's own cgroup */
+	__u64 policy_cgroup_id; /* the registered cgroup whose policy applied */
+	__u32 pid;	  /* thread group id */
+	__u32 tid;
+	__u32 hook;	  /* enum krsi_hook */
+	__u32 verdict;	  /* enum krsi_verdict */
+	__u32 profile_id;
+	__u32 slot;
+	__u32 suppressed; /* identical reports throttled since the last one sent */
+	__s32 arg;	  /* capability, ptrace mode, kernel read/load id, bpf cmd... */
+	char comm[KRSI_COMM_MAX];
+	struct krsi_event_net net;
+	char path[KRSI_PATH_MAX];
+	__u32 _pad0;
+};
+
+#endif /* KRSI_H */

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../../agent/profile.h"
+#include "unit.h"
+
+#ifndef KRSI_SRC
+#define KRSI_SRC "."
+#endif
+
+static const char *full =
+	"{ \"name\": \"web\", \"version\": 3, \"mode\": \"enforce\", \"description\": \"d\",\n"
+	"  \"exec\": [\"/usr/bin/nc\"], \"exec_dirs\": [\"/tmp\", \"/dev/shm/\"],\n"
+	"  \"read\": [\"/etc/shadow\"], \"read_dirs\": [\"/root\"],\n"
+	"  \"write\": [\"/etc/passwd\"], \"write_dirs\": [\"/\"],\n"
+	"  \"socket\": [\"AF_PACKET\", \"AF_INET:SOCK_RAW\", \"inet6:raw\"],\n"
+	"  \"connect\": [\"10.0.0.0/8\", \"192.168.1.1:22\", \"[2001:db8::/32]:443\"],\n"
+	"  \"bind\": [\"0.0.0.0/0:80\"],\n"
+	"  \"mount\": true, \"ptrace\": true, \"module\": true, \"bpf\": true, \"userns\": false,\n"
+	"  \"wx\": true, \"capabilities\": [\"CAP_SYS_ADMIN\", \"net_raw\"] }";
+
+/* Parse TEXT as "web.json" and return the error message, or "" on success. */
+static const char *parse_err(const char *text)
+{
+	static struct krsi_err err;
+	struct profile *p = NULL;
+
+	err.msg[0] = 0;
+	if (profile_parse("web.json", text, strlen(text), &p, &err) == 0) {
+		profile_free(p);
+		return "";
+	}
+	return err.msg;
+}
+
+static void test_parse_full(void)
+{
+	struct krsi_err err = { "" };
+	struct profile *p = NULL;
+	struct profile_compiled c;
+	int r;
+
+	r = profile_parse("web.json", full, strlen(full), &p, &err);
+	CHECK(r == 0, "full profile parses (%s)", err.msg);
+	if (r)
+		return;
+	CHECK_STR(p->name, "web", "name parsed");
+	CHECK(p->version == 3 && p->mode == KRSI_MODE_ENFORCE, "version and mode parsed");
+	CHECK_STR(p->paths[PROFILE_EXEC_DIRS][0], "/tmp/", "a directory gains a trailing /");
+	CHECK_STR(p->paths[PROFILE_EXEC_DIRS][1], "/dev/shm/", "a directory keeps one trailing /");
+	CHECK_STR(p->paths[PROFILE_WRITE_DIRS][0], "/", "the root directory stays /");
+	CHECK(p->families == (1ULL << 17), "AF_PACKET denied for every type");
+	CHECK(p->types[2] == (1u << 3) && p->types[10] == (1u << 3),
+	      "raw sockets denied for AF_INET and AF_INET6 (short names too)");
+	CHECK(p->caps == ((1ULL << 21) | (1ULL << 13)), "capabilities by full and short name");
+	CHECK(p->mount && p->ptrace && p->module && p->bpf && !p->userns && p->wx, "booleans");
+	CHECK(p->n_net[0] == 3 && p->n_net[1] == 1, "connect and bind lists");
+
+	r = profile_compile(p, 7, 42, &c);
+	CHECK(r == 0, "full profile compiles");
+	CHECK(c.policy.slot == 42 && c.policy.profile_id == 7 && c.policy.version == 3,
+	      "policy carries slot, id and version");
+	CHECK(c.policy.deny == (KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_OPEN_READ) |
+				KRSI_DENY(KRSI_HOOK_OPEN_WRITE) | KRSI_DENY(KRSI_HOOK_SOCKET) |
+				KRSI_DENY(KRSI_HOOK_CONNECT) | KRSI_DENY(KRSI_HOOK_BIND) |
+				KRSI_DENY(KRSI_HOOK_MOUNT) | KRSI_DENY(KRSI_HOOK_PTRACE) |
+				KRSI_DENY(KRSI_HOOK_MODULE) | KRSI_DENY(KRSI_HOOK_BPF) |
+				KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_CAPABLE)),
+	      "deny bits: every kind but userns");
+	CHECK(c.n_paths == 7 && c.n_net == 4, "7 path rules and 4 network rules");
+	CHECK(c.paths[0].kind == KRSI_PATH_EXEC && c.paths[0].slot == 42 &&
+		      c.paths[0].prefixlen == (8 + strlen("/usr/bin/nc") + 1) * 8,
+	      "an exact path rule covers its NUL");
+	CHECK(c.paths[1].prefixlen == (8 + strlen("/tmp/")) * 8 &&
+		      !memcmp(c.paths[1].path, "/tmp/", 5),
+	      "a directory rule is the directory and its /, no NUL");
+	CHECK(c.net[0].op == KRSI_NET_CONNECT && c.net[0].family == 4 && c.net[0].port == 0 &&
+		      c.net[0].addr[0] == 10 && c.net[0].prefixlen == KRSI_NET_KEY_FIXED_BITS + 8,
+	      "10.0.0.0/8 compiles to an 8-bit prefix after the fixed part, any port");
+	CHECK(c.net[3].op == KRSI_NET_BIND && c.net[3].port == 80 &&
+		      c.net[3].prefixlen == KRSI_NET_KEY_FIXED_BITS,
+	      "0.0.0.0/0:80 is a bind rule with no address bits");
+	profile_compiled_clear(&c);
+	profile_free(p);
+}
+
+static void test_errors(void)
+{
+	char big[16384];
+	size_t off;
+
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\",\"exec\":\"/bin/sh\"}"),
+		  "profile web.json: field \"exec\": expected array of strings",
+		  "wrong type: a string for a list");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\",\"exec\":[1]}"),
+		  "profile web.json: field \"exec\": expected array of strings",
+		  "wrong type: a number in a list");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\",\"exe\":[]}"),
+		  "profile web.json: field \"exe\": unknown field", "unknown field");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			    "\"capabilities\":[\"CAP_FLY\"]}"),
+		  "profile web.json: field \"capabilities\": \"CAP_FLY\": unknown capability",
+		  "unknown capability");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			    "\"connect\":[\"10.0.0.1/8\"]}"),
+		  "profile web.json: field \"connect\": \"10.0.0.1/8\": bad CIDR: address has bits "
+		  "set past its prefix length",
+		  "bad CIDR: host bits");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			    "\"bind\":[\"10.0.0.0/33\"]}"),
+		  "profile web.json: field \"bind\": \"10.0.0.0/33\": bad CIDR: bad prefix length",
+		  "bad CIDR: prefix too long");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			    "\"connect\":[\"300.1.1.1\"]}"),
+		  "profile web.json: field \"connect\": \"300.1.1.1\": bad CIDR: not an IPv4 address",
+		  "bad CIDR: not an address");
+	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			       "\"connect\":[\"1.2.3.4:0\"]}"),
+		     "bad port"),
+	      "bad port 0");
+	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			       "\"connect\":[\"[::1]:99999\"]}"),
+		     "bad port"),
+	      "bad port 99999");
+	off = snprintf(big, sizeof(big), "{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\",\"read\":[");
+	for (int i = 0; i < KRSI_LIST_MAX + 1; i++)
+		off += snprintf(big + off, sizeof(big) - off, "%s\"/f%d\"", i ? "," : "", i);
+	snprintf(big + off, sizeof(big) - off, "]}");
+	CHECK_STR(parse_err(big), "profile web.json: field \"read\": 257 entries, at most 256 allowed",
+		  "oversized list");
+	CHECK(strncmp(parse_err("{\"name\":\"web\",\"version\":1,"), "profile web.json: not valid JSON",
+		      31) == 0,
+	      "truncated JSON: %s", parse_err("{\"name\":\"web\",\"version\":1,"));
+	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\"} x"),
+		     "data after the document"),
+	      "trailing garbage rejected");
+	CHECK_STR(parse_err("[]"), "profile web.json: expected a JSON object", "not an object");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1}"),
+		  "profile web.json: field \"mode\": missing", "missing mode");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"permissive\"}"),
+		  "profile web.json: field \"mode\": \"permissive\": expected \"enforce\" or \"audit\"",
+		  "bad mode");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":-1,\"mode\":\"audit\"}"),
+		  "profile web.json: field \"version\": expected a non-negative integer",
+		  "negative version");
+	CHECK_STR(parse_err("{\"name\":\"Web!\",\"version\":1,\"mode\":\"audit\"}"),
+		  "profile web.json: field \"name\": \"Web!\": expected 1 to 63 characters of "
+		  "[a-z0-9._-]",
+		  "bad name");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\",\"mount\":1}"),
+		  "profile web.json: field \"mount\": expected true or false", "boolean as number");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\",\"exec\":[\"bin/sh\"]}"),
+		  "profile web.json: field \"exec\": \"bin/sh\": not an absolute path", "relative path");
+	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\",\"exec\":[\"/bin/\"]}"),
+		     "*_dirs"),
+	      "a directory in an exact list points at the *_dirs list");
+	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\","
+			       "\"read_dirs\":[\"/a/../etc\"]}"),
+		     "\"..\" component"),
+	      "a .. component rejected");
+	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\",\"read\":[\"/a//b\"]}"),
+		     "\"//\""),
+	      "a // rejected");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\",\"socket\":[\"AF_FOO\"]}"),
+		  "profile web.json: field \"socket\": \"AF_FOO\": unknown socket family \"AF_FOO\"",
+		  "unknown socket family");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\","
+			    "\"socket\":[\"AF_INET:SOCK_FOO\"]}"),
+		  "profile web.json: field \"socket\": \"AF_INET:SOCK_FOO\": unknown socket type "
+		  "\"SOCK_FOO\"",
+		  "unknown socket type");
+}
+
+static void test_net(void)
+{
+	struct profile_net_rule r;
+	const char *why;
+
+	CHECK(profile_parse_net("192.168.1.1:22", &r, &why) == 0 && r.family == 4 &&
+		      r.prefix == 32 && r.port == 22 && r.addr[0] == 192 && r.addr[3] == 1,
+	      "IPv4 host and port");
+	CHECK(profile_parse_net("::1", &r, &why) == 0 && r.family == 6 && r.prefix == 128 &&
+		      r.port == 0 && r.addr[15] == 1,
+	      "bare IPv6 host");
+	CHECK(profile_parse_net("[2001:db8::/32]:443", &r, &why) == 0 && r.family == 6 &&
+		      r.prefix == 32 && r.port == 443 && r.addr[0] == 0x20 && r.addr[1] == 0x01,
+	      "bracketed IPv6 prefix and port");
+	CHECK(profile_parse_net("2001:db8::/32", &r, &why) == 0 && r.prefix == 32 && r.port == 0,
+	      "bare IPv6 prefix");
+	CHECK(profile_parse_net("[::1", &r, &why) < 0, "unclosed bracket rejected");
+	CHECK(profile_parse_net("[::1]x", &r, &why) < 0, "junk after bracket rejected");
+	CHECK(profile_parse_net("10.0.0.0/x", &r, &why) < 0, "non-numeric prefix rejected");
+	CHECK(profile_parse_net("2001:db8::1/64", &r, &why) < 0, "IPv6 host bits rejected");
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/krsi-unit-XXXXXX", path[128];
+	struct krsi_err err = { "" };
+	struct profile *p = NULL, *d = NULL, *a = NULL;
+	struct profile_compiled cd, ca;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/other.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"name\":\"web\",\"version\":1,\"mode\":\"audit\"}", f);
+	fclose(f);
+	CHECK(profile_load_file(path, true, &p, &err) == -EINVAL, "a name that is not the file's is rejected");
+	CHECK_STR(err.msg, "profile other.json: field \"name\": \"web\" does not match the file name",
+		  "its message names file, field and reason");
+	CHECK(profile_load_file(path, false, &p, &err) == 0, "the same file checks without a name match");
+	profile_free(p);
+	unlink(path);
+	rmdir(dir);
+
+	CHECK(profile_load_file(KRSI_SRC "/agent/profiles/default.json", true, &d, &err) == 0,
+	      "shipped default profile is valid (%s)", err.msg);
+	CHECK(profile_load_file(KRSI_SRC "/agent/profiles/audit.json", true, &a, &err) == 0,
+	      "shipped audit profile is valid (%s)", err.msg);
+	if (!d || !a)
+		return;
+	CHECK(d->mode == KRSI_MODE_ENFORCE && a->mode == KRSI_MODE_AUDIT, "default enforces, audit audits");
+	profile_compile(d, 1, 1, &cd);
+	profile_compile(a, 1, 1, &ca);
+	CHECK(cd.policy.deny == ca.policy.deny && cd.policy.caps == ca.policy.caps &&
+		      cd.policy.families == ca.policy.families && cd.n_paths == ca.n_paths &&
+		      cd.n_net == ca.n_net &&
+		      !memcmp(cd.paths, ca.paths, cd.n_paths * sizeof(*cd.paths)) &&
+		      !memcmp(cd.net, ca.net, cd.n_net * sizeof(*cd.net)) &&
+		      !memcmp(cd.policy.types, ca.policy.types, sizeof(cd.policy.types)),
+	      "audit reports exactly what default denies");
+	profile_compiled_clear(&cd);
+	profile_compiled_clear(&ca);
+	profile_free(d);
+	profile_free(a);
+}
+
+void test_profile(void)
+{
+	test_parse_full();
+	test_errors();
+	test_net();
+	test_files();
+}

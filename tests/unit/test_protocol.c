@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <sys/socket.h>
+
+#include "../../agent/protocol.h"
+#include "unit.h"
+
+#define PARSE(s, req, err) proto_request_parse(s, strlen(s), req, err)
+
+static const char *req_err(const char *text)
+{
+	static struct krsi_err err;
+	struct proto_request req;
+
+	err.msg[0] = 0;
+	if (proto_request_parse(text, strlen(text), &req, &err) == 0) {
+		proto_request_clear(&req);
+		return "";
+	}
+	return err.msg;
+}
+
+static void test_requests(void)
+{
+	struct krsi_err err = { "" };
+	struct proto_request req;
+	json_object *o;
+	char *big;
+	int r;
+
+	r = PARSE("{\"version\":1,\"op\":\"register\",\"container\":\"c1\","
+				"\"cgroup\":\"/c1\",\"profile\":\"default\"}", &req, &err);
+	CHECK(r == 0 && req.op == PROTO_REGISTER, "register parses (%s)", err.msg);
+	if (!r) {
+		CHECK_STR(req.container, "c1", "register: container");
+		CHECK_STR(req.cgroup, "/c1", "register: cgroup");
+		CHECK_STR(req.profile, "default", "register: profile");
+		CHECK(!req.has_pid && !req.has_cgroup_id, "register: no pid, no cgroup id");
+		proto_request_clear(&req);
+	}
+	r = PARSE("{\"version\":1,\"op\":\"register\",\"container\":\"c1\",\"pid\":42}", &req, &err);
+	CHECK(r == 0 && req.has_pid && req.pid == 42 && !req.profile,
+	      "register by pid, default profile (%s)", err.msg);
+	if (!r)
+		proto_request_clear(&req);
+	r = PARSE("{\"version\":1,\"op\":\"events\",\"follow\":true}", &req, &err);
+	CHECK(r == 0 && req.op == PROTO_EVENTS && req.follow, "events follow (%s)", err.msg);
+	if (!r)
+		proto_request_clear(&req);
+
+	CHECK_STR(req_err("{\"op\":\"status\"}"), "request has no \"version\"", "version required");
+	CHECK_STR(req_err("{\"version\":2,\"op\":\"status\"}"),
+		  "protocol version 2 not supported (this agent speaks 1)", "other version refused");
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"fly\"}"), "unknown op \"fly\"", "unknown op");
+	CHECK_STR(req_err("{\"version\":1}"), "request has no \"op\" string", "op required");
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"status\",\"x\":1}"),
+		  "op status: unknown field \"x\"", "unknown field");
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"unregister\"}"),
+		  "op unregister: field \"container\" missing", "missing field");
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"unregister\",\"container\":5}"),
+		  "field \"container\": expected a string", "wrong type");
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c\"}"),
+		  "op register: exactly one of \"cgroup\", \"cgroup_id\", \"pid\" expected",
+		  "register needs a cgroup");
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c\",\"pid\":1,"
+			  "\"cgroup\":\"/c\"}"),
+		  "op register: exactly one of \"cgroup\", \"cgroup_id\", \"pid\" expected",
+		  "register takes one cgroup designation");
+	CHECK(strstr(req_err("{\"version\":1,\"op\":\"unregister\",\"container\":\"../x\"}"),
+		     "expected 1 to 127 characters"),
+	      "container id charset");
+	CHECK(strstr(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c\","
+			     "\"cgroup\":\"/a/../b\"}"),
+		     "expected a cgroup path"),
+	      "cgroup path with .. refused");
+	CHECK(strstr(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c\",\"pid\":-1}"),
+		     "positive integer"),
+	      "negative pid refused");
+	CHECK(strstr(req_err("{\"version\":1,"), "not valid JSON"), "truncated request");
+	CHECK_STR(req_err("[1]"), "request is not a JSON object", "not an object");
+
+	big = malloc(PROTO_REQUEST_MAX + 2);
+	memset(big, ' ', PROTO_REQUEST_MAX + 1);
+	big[PROTO_REQUEST_MAX + 1] = 0;
+	CHECK(proto_request_parse(big, PROTO_REQUEST_MAX + 1, &req, &err) == -EMSGSIZE,
+	      "oversized request refused");
+	free(big);
+
+	o = proto_request_new(PROTO_ASSIGN);
+	CHECK_STR(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		  "{\"version\":1,\"op\":\"assign\"}", "request constructor");
+	json_object_put(o);
+	o = proto_reply_error("profile %s: unknown", "x");
+	CHECK_STR(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+		  "{\"version\":1,\"ok\":false,\"error\":\"profile x: unknown\"}", "error reply shape");
+	json_object_put(o);
+}
+
+static void test_io(void)
+{
+	struct krsi_err err = { "" };
+	json_object *o = NULL, *got = NULL;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0) {
+		CHECK(0, "socketpair");
+		return;
+	}
+	o = proto_request_new(PROTO_STATUS);
+	CHECK(proto_send(sv[0], o) == 0, "send a request");
+	CHECK(proto_recv(sv[1], PROTO_REQUEST_MAX, &got, &err) == 0 &&
+		      json_object_equal(o, got),
+	      "receive it whole without the peer closing (%s)", err.msg);
+	json_object_put(got);
+	got = NULL;
+	CHECK(write(sv[0], "{\"version\":", 11) == 11, "send half a request");
+	shutdown(sv[0], SHUT_WR);
+	CHECK(proto_recv(sv[1], PROTO_REQUEST_MAX, &got, &err) == -ECONNRESET,
+	      "half a request is an error: %s", err.msg);
+	json_object_put(o);
+	close(sv[0]);
+	close(sv[1]);
+
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	{
+		char buf[8192];
+
+		memset(buf, '[', sizeof(buf));
+		CHECK(write(sv[0], buf, sizeof(buf)) == sizeof(buf), "send 8 KiB of nesting");
+		CHECK(proto_recv(sv[1], 4096, &got, &err) < 0, "a message over the cap is refused: %s",
+		      err.msg);
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
+void test_protocol(void)
+{
+	test_requests();
+	test_io();
+}

@@ -11,7 +11,7 @@ pkgs=(
 	# guest image and runner
 	qemu-system-x86 qemu-utils debootstrap e2fsprogs
 	# tests and scripts
-	jq python3
+	jq python3 python3-ply python3-git
 )
 
 missing=()

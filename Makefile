@@ -13,9 +13,14 @@ GUEST := $(BUILD)/guest
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
 GUEST_SUITES ?= smoke kernel
 
-.PHONY: all deps kernel kernel-patches image stage unit guest-check check demo clean clean-cache help
+.PHONY: all deps kernel kernel-patches image stage unit install vm-selftest guest-check check demo clean clean-cache help
 
-all:
+all: krsi-all
+
+include agent/krsi.mk
+
+# Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest).
+install: krsi-install
 
 help:
 	@echo "make demo         boot the guest and show containers allowed and denied"
@@ -46,7 +51,13 @@ stage: all
 
 unit:
 	@mkdir -p $(RESULTS)
-	@tests/unit/run.sh | tee $(RESULTS)/unit.tap
+	@tests/unit/run.sh >$(RESULTS)/unit.tap; rc=$$?; cat $(RESULTS)/unit.tap; exit $$rc
+
+# The runner's own checks: a guest's status reaches the host; a failing, panicking or hanging
+# guest never passes.
+vm-selftest:
+	@mkdir -p $(RESULTS)
+	@tests/vm/selftest.sh | tee $(RESULTS)/vm-selftest.tap
 
 guest-check: stage
 	@mkdir -p $(RESULTS)
@@ -61,8 +72,9 @@ check: deps
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory kernel
 	@$(MAKE) --no-print-directory image
+	@$(MAKE) --no-print-directory vm-selftest
 	@$(MAKE) --no-print-directory guest-check
-	@tests/summary.sh $(RESULTS) unit $(GUEST_SUITES)
+	@tests/summary.sh $(RESULTS) unit vm-selftest $(GUEST_SUITES)
 
 demo: deps
 	@$(MAKE) --no-print-directory all kernel image stage

@@ -10,9 +10,9 @@ KRSI_CFLAGS := -Wall -Werror -Wextra -Wno-unused-parameter -Wno-missing-field-in
 	-std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iagent
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUILD)
 
-KRSI_COMMON := names profile protocol registry cgroup
+KRSI_COMMON := names profile protocol registry cgroup events
 KRSI_COMMON_OBJ := $(KRSI_COMMON:%=$(BUILD)/obj/%.o)
-KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o events.o) $(KRSI_COMMON_OBJ)
+KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o) $(KRSI_COMMON_OBJ)
 KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(KRSI_COMMON_OBJ)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h

@@ -199,10 +199,11 @@ struct krsi_event {
 	__u32 profile_id;
 	__u32 slot;
 	__u32 suppressed; /* identical reports throttled since the last one sent */
-	__s32 arg;	  /* capability, ptrace mode, kernel read/load id, bpf cmd... */
+	__s32 arg;	  /* capability, kernel read/load id, bpf cmd, socket protocol */
+	__u64 value;	  /* address (wx), target pid (ptrace), mount flags */
 	char comm[KRSI_COMM_MAX];
 	struct krsi_event_net net;
-	char path[KRSI_PATH_MAX];
+	char path[KRSI_PATH_MAX]; /* path, fs type, module name */
 	__u32 _pad0;
 };
 

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../bpf/krsi.h"
+#include "bpfobj.h"
+#include "krsi.skel.h"
+
+static int read_file(const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+void kernel_features_probe(struct kernel_features *f)
+{
+	char buf[32], *tok, *save, lsm[256];
+
+	memset(f, 0, sizeof(*f));
+	f->enforcing = -1;
+	if (read_file("/sys/kernel/security/lsm", f->lsm, sizeof(f->lsm)) == 0) {
+		strcpy(lsm, f->lsm);
+		for (tok = strtok_r(lsm, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (!strcmp(tok, "bpf"))
+				f->bpf_lsm = true;
+	}
+	if (read_file("/sys/kernel/security/bpf/enforce", buf, sizeof(buf)) == 0) {
+		f->audit_switch = true;
+		f->enforcing = atoi(buf);
+	}
+	f->btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+static int ensure_bpffs(struct krsi_err *err)
+{
+	struct statfs st;
+
+	if (statfs("/sys/fs/bpf", &st) == 0 && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	mkdir("/sys/fs/bpf", 0700);
+	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700") < 0)
+		return err_set(err, -errno, "mount bpffs on /sys/fs/bpf: %s", strerror(errno));
+	return 0;
+}
+
+static int rm_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char p[512];
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", path, de->d_name);
+		if (de->d_type == DT_DIR)
+			rm_dir(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	return rmdir(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int bpfobj_unpin_all(struct krsi_err *err)
+{
+	int r = rm_dir(KRSI_PIN_DIR);
+
+	if (r < 0)
+		return err_set(err, r, "remove %s: %s", KRSI_PIN_DIR, strerror(-r));
+	return 0;
+}
+
+static int *map_slot(struct krsi_maps *m, const char *name)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} t[] = {
+		{ "config", offsetof(struct krsi_maps, config) },
+		{ "cgroups", offsetof(struct krsi_maps, cgroups) },
+		{ "profiles", offsetof(struct krsi_maps, profiles) },
+		{ "path_rules", offsetof(struct krsi_maps, path_rules) },
+		{ "net_rules", offsetof(struct krsi_maps, net_rules) },
+		{ "registry", offsetof(struct krsi_maps, registry) },
+		{ "self_ids", offsetof(struct krsi_maps, self_ids) },
+		{ "stats", offsetof(struct krsi_maps, stats) },
+		{ "throttle", offsetof(struct krsi_maps, throttle) },
+		{ "events", offsetof(struct krsi_maps, events) },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		if (!strcmp(t[i].name, name))
+			return (int *)((char *)m + t[i].off);
+	return NULL;
+}
+
+static void maps_init(struct krsi_maps *m)
+{
+	int *p = (int *)m;
+
+	for (size_t i = 0; i < sizeof(*m) / sizeof(int); i++)
+		p[i] = -1;
+}
+
+/* Adopt a complete pinned set: every map, program and link of this build's skeleton. */
+static int adopt(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	char path[256];
+	int n = 0;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		snprintf(path, sizeof(path), KRSI_PIN_DIR "/links/%s", bpf_program__name(prog));
+		if (access(path, F_OK) < 0)
+			return err_set(err, -ENOENT, "%s missing", path);
+		n++;
+	}
+	bpf_object__for_each_map(map, skel->obj)
+	{
+		int *slot = map_slot(&o->maps, bpf_map__name(map)), fd;
+
+		if (!slot)
+			continue; /* .rodata and friends */
+		snprintf(path, sizeof(path), KRSI_PIN_DIR "/maps/%s", bpf_map__name(map));
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return err_set(err, -errno, "%s: %s", path, strerror(errno));
+		*slot = fd;
+	}
+	{
+		struct krsi_config cfg;
+		__u32 zero = 0;
+
+		if (bpf_map_lookup_elem(o->maps.config, &zero, &cfg) < 0)
+			return err_set(err, -errno, "read pinned config: %s", strerror(errno));
+		if (cfg.abi_version != KRSI_ABI_VERSION)
+			return err_set(err, -EPROTO, "pinned objects speak ABI %u, this krsid %u",
+				       cfg.abi_version, KRSI_ABI_VERSION);
+	}
+	o->n_programs = n;
+	o->adopted = true;
+	return 0;
+}
+
+static int add_self_id(int self_fd, int fd, bool prog)
+{
+	struct bpf_prog_info pi = {};
+	struct bpf_map_info mi = {};
+	__u32 len, key;
+	__u8 one = 1;
+
+	if (prog) {
+		len = sizeof(pi);
+		if (bpf_obj_get_info_by_fd(fd, &pi, &len) < 0)
+			return -errno;
+		key = pi.id | 0x80000000;
+	} else {
+		len = sizeof(mi);
+		if (bpf_obj_get_info_by_fd(fd, &mi, &len) < 0)
+			return -errno;
+		key = mi.id & 0x7fffffff;
+	}
+	return bpf_map_update_elem(self_fd, &key, &one, BPF_ANY) < 0 ? -errno : 0;
+}
+
+static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
+{
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	struct krsi_config cfg = { .throttle_ns = 1000000000ULL, .abi_version = KRSI_ABI_VERSION };
+	__u32 zero = 0;
+	char path[256];
+	int r, n = 0;
+
+	r = krsi__load(skel);
+	if (r < 0)
+		return err_set(err, r, "load BPF programs: %s (run with -v for the verifier log)",
+			       strerror(-r));
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.config), &zero, &cfg, BPF_ANY) < 0)
+		return err_set(err, -errno, "write config: %s", strerror(errno));
+	mkdir(KRSI_PIN_DIR, 0700);
+	mkdir(KRSI_PIN_DIR "/maps", 0700);
+	mkdir(KRSI_PIN_DIR "/progs", 0700);
+	mkdir(KRSI_PIN_DIR "/links", 0700);
+	bpf_object__for_each_map(map, skel->obj)
+	{
+		int *slot = map_slot(&o->maps, bpf_map__name(map));
+
+		if (!slot)
+			continue;
+		snprintf(path, sizeof(path), KRSI_PIN_DIR "/maps/%s", bpf_map__name(map));
+		r = bpf_map__pin(map, path);
+		if (r < 0)
+			return err_set(err, r, "pin %s: %s", path, strerror(-r));
+		*slot = dup(bpf_map__fd(map));
+		add_self_id(bpf_map__fd(skel->maps.self_ids), bpf_map__fd(map), false);
+	}
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		struct bpf_link *link = bpf_program__attach(prog);
+
+		if (!link)
+			return err_set(err, -errno, "attach %s: %s", bpf_program__name(prog),
+				       strerror(errno));
+		snprintf(path, sizeof(path), KRSI_PIN_DIR "/links/%s", bpf_program__name(prog));
+		r = bpf_link__pin(link, path);
+		if (r < 0)
+			return err_set(err, r, "pin %s: %s", path, strerror(-r));
+		snprintf(path, sizeof(path), KRSI_PIN_DIR "/progs/%s", bpf_program__name(prog));
+		r = bpf_program__pin(prog, path);
+		if (r < 0)
+			return err_set(err, r, "pin %s: %s", path, strerror(-r));
+		add_self_id(bpf_map__fd(skel->maps.self_ids), bpf_program__fd(prog), true);
+		/* The pinned link keeps the attachment after this process exits. */
+		bpf_link__disconnect(link);
+		bpf_link__destroy(link);
+		n++;
+	}
+	o->n_programs = n;
+	return 0;
+}
+
+int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err)
+{
+	struct krsi *skel;
+	struct krsi_err aerr = { "" };
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	maps_init(&o->maps);
+	r = ensure_bpffs(err);
+	if (r < 0)
+		return r;
+	skel = krsi__open();
+	if (!skel)
+		return err_set(err, -errno, "open the BPF object: %s", strerror(errno));
+	if (!reset && access(KRSI_PIN_DIR, F_OK) == 0) {
+		r = adopt(o, skel, &aerr);
+		if (r == 0) {
+			krsi__destroy(skel);
+			return 0;
+		}
+		/* An incomplete or foreign set: start over, said loudly by the caller. */
+		bpfobj_close(o);
+		maps_init(&o->maps);
+		snprintf(err->msg, sizeof(err->msg), "pinned objects not adoptable (%s), reloading",
+			 aerr.msg);
+	}
+	bpfobj_unpin_all(NULL);
+	r = load_fresh(o, skel, err);
+	krsi__destroy(skel);
+	if (r < 0) {
+		bpfobj_close(o);
+		bpfobj_unpin_all(NULL);
+	}
+	return r;
+}
+
+void bpfobj_close(struct bpfobj *o)
+{
+	int *p = (int *)&o->maps;
+
+	for (size_t i = 0; i < sizeof(o->maps) / sizeof(int); i++) {
+		if (p[i] >= 0)
+			close(p[i]);
+		p[i] = -1;
+	}
+}

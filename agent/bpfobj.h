@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF side of krsid: load the skeleton, attach, pin under KRSI_PIN_DIR; or adopt what a
+ * previous krsid pinned, so that a restart never leaves a gap in enforcement. Only krsid links
+ * this (and libbpf).
+ */
+#ifndef KRSI_BPFOBJ_H
+#define KRSI_BPFOBJ_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+#define KRSI_PIN_DIR "/sys/fs/bpf/krsi"
+
+struct krsi_maps {
+	int config, cgroups, profiles, path_rules, net_rules, registry, self_ids, stats, throttle,
+		events;
+};
+
+struct bpfobj {
+	struct krsi_maps maps;
+	bool adopted;	    /* found pinned, nothing loaded */
+	int n_programs;
+};
+
+/* What the kernel offers, for the start-up report. */
+struct kernel_features {
+	bool bpf_lsm;		/* "bpf" in /sys/kernel/security/lsm */
+	char lsm[256];
+	bool audit_switch;	/* /sys/kernel/security/bpf/enforce exists */
+	int enforcing;		/* its value, -1 when absent */
+	bool btf;		/* /sys/kernel/btf/vmlinux */
+};
+
+void kernel_features_probe(struct kernel_features *f);
+
+/* RESET: unpin whatever is pinned and load afresh. */
+int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err);
+void bpfobj_close(struct bpfobj *o);
+/* Remove every pin (krsid --unload): enforcement stops once no fd holds the links. */
+int bpfobj_unpin_all(struct krsi_err *err);
+
+#endif

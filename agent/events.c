@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <string.h>
+#include <time.h>
+
+#include "events.h"
+#include "names.h"
+#include "util.h"
+
+static void add_str(json_object *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_int(json_object *o, const char *k, int64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+json_object *event_to_json(const struct krsi_event *e, const struct event_names *n,
+			   int64_t boot_to_real_ns)
+{
+	json_object *o = json_object_new_object();
+	int64_t real = (int64_t)e->time_ns + boot_to_real_ns;
+	time_t sec = real / 1000000000;
+	char buf[64], comm[KRSI_COMM_MAX + 1], path[KRSI_PATH_MAX + 1];
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06lldZ",
+		 (long long)(real % 1000000000) / 1000);
+	add_str(o, "time", buf);
+	add_str(o, "hook", names_hook_str(e->hook) ?: "unknown");
+	add_str(o, "verdict", e->verdict == KRSI_VERDICT_DENY ? "deny" : "audit");
+	add_str(o, "container", n->container);
+	add_str(o, "profile", n->profile);
+	add_str(o, "cgroup", n->cgroup);
+	add_int(o, "cgroup_id", e->cgroup_id);
+	add_int(o, "policy_cgroup_id", e->policy_cgroup_id);
+	add_int(o, "pid", e->pid);
+	add_int(o, "tid", e->tid);
+	memcpy(comm, e->comm, KRSI_COMM_MAX);
+	comm[KRSI_COMM_MAX] = 0;
+	add_str(o, "comm", comm);
+	memcpy(path, e->path, KRSI_PATH_MAX);
+	path[KRSI_PATH_MAX] = 0;
+
+	switch (e->hook) {
+	case KRSI_HOOK_EXEC:
+	case KRSI_HOOK_OPEN_READ:
+	case KRSI_HOOK_OPEN_WRITE:
+		add_str(o, "path", path);
+		break;
+	case KRSI_HOOK_SOCKET:
+		add_str(o, "family", names_family_str(e->net.family) ?: "unknown");
+		add_str(o, "type", names_socktype_str(e->net.type) ?: "unknown");
+		add_int(o, "protocol", e->arg);
+		break;
+	case KRSI_HOOK_CONNECT:
+	case KRSI_HOOK_BIND: {
+		char addr[INET6_ADDRSTRLEN] = "";
+
+		inet_ntop(e->net.family == 2 ? AF_INET : AF_INET6, e->net.addr, addr, sizeof(addr));
+		add_str(o, "address", addr);
+		add_int(o, "port", e->net.port);
+		break;
+	}
+	case KRSI_HOOK_MOUNT:
+		add_str(o, "fstype", path);
+		add_str(o, "call", e->arg ? "move_mount" : "mount");
+		break;
+	case KRSI_HOOK_PTRACE:
+		add_int(o, "target_pid", e->value);
+		break;
+	case KRSI_HOOK_MODULE:
+		if (e->arg == -1)
+			add_str(o, "module", path);
+		else if (e->arg >= 100)
+			add_int(o, "load_data_id", e->arg - 100);
+		else
+			add_int(o, "read_file_id", e->arg);
+		break;
+	case KRSI_HOOK_BPF:
+		add_int(o, "cmd", e->arg);
+		break;
+	case KRSI_HOOK_WX:
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->value);
+		if (e->arg == 0)
+			add_str(o, "address", buf);
+		add_str(o, "call", e->arg ? "mmap" : "mprotect");
+		break;
+	case KRSI_HOOK_CAPABLE:
+		add_str(o, "capability", names_cap_str(e->arg) ?: "unknown");
+		break;
+	case KRSI_HOOK_SELF:
+		add_str(o, "object", e->arg ? "program" : "map");
+		add_int(o, "id", e->value);
+		break;
+	}
+	if (e->suppressed)
+		add_int(o, "suppressed", e->suppressed);
+	return o;
+}
+
+void event_ring_push(struct event_ring *r, json_object *o)
+{
+	json_object_put(r->v[r->next]);
+	r->v[r->next] = o;
+	r->next = (r->next + 1) % EVENTS_RECENT;
+	if (r->n < EVENTS_RECENT)
+		r->n++;
+}
+
+void event_ring_clear(struct event_ring *r)
+{
+	for (size_t i = 0; i < EVENTS_RECENT; i++) {
+		json_object_put(r->v[i]);
+		r->v[i] = NULL;
+	}
+	r->next = r->n = 0;
+}

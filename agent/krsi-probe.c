@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * krsi-probe: try one operation that a krsi profile can deny, and say what the kernel answered:
+ * "ok", or the errno's name ("EPERM"). Exit 0 for ok, 1 for an error, 2 for usage. Used by the
+ * guest test suites, and handy to check a profile by hand:
+ *
+ *   krsi-probe exec PATH [ARG...]     execve (on success the program replaces the probe)
+ *   krsi-probe read PATH | write PATH open for reading / writing
+ *   krsi-probe socket FAMILY TYPE     e.g. AF_PACKET SOCK_RAW
+ *   krsi-probe connect ADDR PORT      UDP connect (nothing is sent)
+ *   krsi-probe bind ADDR PORT         UDP bind
+ *   krsi-probe mount DIR              mount a tmpfs on DIR, then unmount it
+ *   krsi-probe ptrace                 PTRACE_ATTACH to a child of the probe
+ *   krsi-probe traceme                PTRACE_TRACEME in a child
+ *   krsi-probe module                 init_module of an empty image (ENOEXEC when allowed)
+ *   krsi-probe bpf                    create a BPF array map
+ *   krsi-probe bpf-get PATH           open a pinned BPF object
+ *   krsi-probe userns                 unshare(CLONE_NEWUSER) in a child
+ *   krsi-probe wx                     mprotect anonymous memory to PROT_EXEC
+ *   krsi-probe wx-mmap                mmap anonymous memory PROT_WRITE|PROT_EXEC
+ *   krsi-probe chown PATH             chown to uid 4242 (CAP_CHOWN)
+ *   krsi-probe sethostname            set the hostname to itself (CAP_SYS_ADMIN)
+ *   krsi-probe read-loop PATH SECONDS open PATH in a loop; print "ok=N EPERM=N other=N"
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+
+static const struct {
+	const char *name;
+	int num;
+} tab[] = {
+	{ "AF_UNIX", 1 },     { "AF_INET", 2 },	    { "AF_INET6", 10 },	  { "AF_NETLINK", 16 },
+	{ "AF_PACKET", 17 },  { "AF_KEY", 15 },	    { "AF_ALG", 38 },	  { "AF_VSOCK", 40 },
+	{ "SOCK_STREAM", 1 }, { "SOCK_DGRAM", 2 },  { "SOCK_RAW", 3 },	  { "SOCK_SEQPACKET", 5 },
+};
+
+static int num(const char *s)
+{
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(tab[i].name, s))
+			return tab[i].num;
+	return atoi(s);
+}
+
+static const char *errname(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOENT: return "ENOENT";
+	case ENOEXEC: return "ENOEXEC";
+	case EINVAL: return "EINVAL";
+	case ENETUNREACH: return "ENETUNREACH";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EBUSY: return "EBUSY";
+	case ENOSYS: return "ENOSYS";
+	case EEXIST: return "EEXIST";
+	case EADDRINUSE: return "EADDRINUSE";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	}
+	return strerror(e);
+}
+
+static int result(int r)
+{
+	if (r == 0) {
+		printf("ok\n");
+		return 0;
+	}
+	printf("%s\n", errname(r));
+	return 1;
+}
+
+static int sockaddr_of(const char *addr, const char *port, struct sockaddr_storage *ss,
+		       socklen_t *len)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(atoi(port));
+		*len = sizeof(*sin);
+		return AF_INET;
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(atoi(port));
+		*len = sizeof(*sin6);
+		return AF_INET6;
+	}
+	return -1;
+}
+
+/* Run FN in a child; its errno comes back as the exit status. */
+static int in_child(int (*fn)(void))
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn());
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+}
+
+static int do_userns(void)
+{
+	return unshare(CLONE_NEWUSER) < 0 ? errno : 0;
+}
+
+static int do_traceme(void)
+{
+	return ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0 ? errno : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *op = argc > 1 ? argv[1] : "";
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd, r;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(op, "exec") && argc >= 3) {
+		execv(argv[2], argv + 2);
+		return result(errno);
+	}
+	if ((!strcmp(op, "read") || !strcmp(op, "write")) && argc == 3) {
+		fd = open(argv[2], op[0] == 'r' ? O_RDONLY : O_WRONLY);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "read-loop") && argc == 4) {
+		time_t end = time(NULL) + atoi(argv[3]);
+		long ok = 0, eperm = 0, other = 0;
+
+		while (time(NULL) < end) {
+			for (int i = 0; i < 100; i++) {
+				fd = open(argv[2], O_RDONLY);
+				if (fd >= 0) {
+					ok++;
+					close(fd);
+				} else if (errno == EPERM) {
+					eperm++;
+				} else {
+					other++;
+				}
+			}
+		}
+		printf("ok=%ld EPERM=%ld other=%ld\n", ok, eperm, other);
+		return 0;
+	}
+	if (!strcmp(op, "socket") && argc == 4) {
+		fd = socket(num(argv[2]), num(argv[3]), 0);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if ((!strcmp(op, "connect") || !strcmp(op, "bind")) && argc == 4) {
+		int fam = sockaddr_of(argv[2], argv[3], &ss, &len);
+
+		if (fam < 0) {
+			fprintf(stderr, "krsi-probe: %s: not an address\n", argv[2]);
+			return 2;
+		}
+		fd = socket(fam, SOCK_DGRAM, 0);
+		if (fd < 0)
+			return result(errno);
+		r = op[0] == 'c' ? connect(fd, (struct sockaddr *)&ss, len)
+				 : bind(fd, (struct sockaddr *)&ss, len);
+		r = r < 0 ? errno : 0;
+		close(fd);
+		return result(r);
+	}
+	if (!strcmp(op, "mount") && argc == 3) {
+		if (mount("krsi-probe", argv[2], "tmpfs", 0, "size=64k") < 0)
+			return result(errno);
+		umount(argv[2]);
+		return result(0);
+	}
+	if (!strcmp(op, "ptrace") && argc == 2) {
+		pid_t child = fork();
+		int st;
+
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		r = ptrace(PTRACE_ATTACH, child, NULL, NULL) < 0 ? errno : 0;
+		if (r == 0) {
+			waitpid(child, &st, 0);
+			ptrace(PTRACE_DETACH, child, NULL, NULL);
+		}
+		kill(child, SIGKILL);
+		waitpid(child, &st, 0);
+		return result(r);
+	}
+	if (!strcmp(op, "traceme") && argc == 2)
+		return result(in_child(do_traceme));
+	if (!strcmp(op, "module") && argc == 2) {
+		static char image[4096];
+
+		r = syscall(SYS_init_module, image, sizeof(image), "") < 0 ? errno : 0;
+		return result(r);
+	}
+	if (!strcmp(op, "bpf") && argc == 2) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.map_type = BPF_MAP_TYPE_ARRAY;
+		a.key_size = 4;
+		a.value_size = 4;
+		a.max_entries = 1;
+		fd = syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "bpf-get") && argc == 3) {
+		union bpf_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.pathname = (unsigned long)argv[2];
+		fd = syscall(SYS_bpf, BPF_OBJ_GET, &a, sizeof(a));
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "userns") && argc == 2)
+		return result(in_child(do_userns));
+	if (!strcmp(op, "wx") && argc == 2) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return result(errno);
+		r = mprotect(p, 4096, PROT_READ | PROT_EXEC) < 0 ? errno : 0;
+		munmap(p, 4096);
+		return result(r);
+	}
+	if (!strcmp(op, "wx-mmap") && argc == 2) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return result(errno);
+		munmap(p, 4096);
+		return result(0);
+	}
+	if (!strcmp(op, "chown") && argc == 3)
+		return result(chown(argv[2], 4242, -1) < 0 ? errno : 0);
+	if (!strcmp(op, "sethostname") && argc == 2) {
+		char name[256] = "";
+
+		gethostname(name, sizeof(name) - 1);
+		return result(sethostname(name, strlen(name)) < 0 ? errno : 0);
+	}
+	fprintf(stderr, "usage: krsi-probe OP [ARG...]; see the source's header for the ops\n");
+	return 2;
+}

@@ -1,0 +1,1089 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * krsid: the krsi agent. Owns the pinned BPF objects, the profiles and the registry; serves
+ * the control socket; writes events as JSON lines to a log file and to subscribers.
+ *
+ * State lives in the pinned maps, not in this process: the registry map holds every
+ * registration, the profiles map every compiled profile. A kill -9 leaves enforcement as it
+ * was, and a restart reads both maps back.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "../bpf/krsi.h"
+#include "bpfobj.h"
+#include "cgroup.h"
+#include "events.h"
+#include "profile.h"
+#include "protocol.h"
+#include "registry.h"
+
+#define KRSID_VERSION "0.1"
+#define GC_INTERVAL_S 2
+#define SLOT_GRACE_NS (2ULL * 1000000000ULL)
+#define MAX_SUBSCRIBERS 64
+
+/* A profile known to the agent: installed in the profiles map under ID, rules under SLOT. */
+struct installed {
+	char name[KRSI_NAME_MAX];
+	uint32_t id, slot, mode;
+	uint64_t digest, version;
+	struct profile *p; /* NULL when adopted from the maps and no longer in the directory */
+};
+
+struct retired {
+	uint32_t slot;
+	uint64_t at_ns;
+};
+
+struct subscriber {
+	int fd;
+	char container[KRSI_CONTAINER_MAX]; /* filter, "" = all */
+};
+
+static struct {
+	const char *profile_dir, *socket_path, *events_path, *log_path, *default_profile;
+	bool verbose;
+	FILE *log;
+	FILE *events;
+	struct bpfobj obj;
+	struct kernel_features kf;
+	struct ring_buffer *rb;
+	struct registry reg;
+	struct installed *prof;
+	size_t n_prof;
+	uint32_t next_id, next_slot;
+	struct retired *retired;
+	size_t n_retired;
+	struct subscriber subs[MAX_SUBSCRIBERS];
+	size_t n_subs;
+	struct event_ring recent;
+	int epfd, listen_fd, timer_fd;
+	volatile sig_atomic_t stop;
+	time_t started;
+} d = {
+	.profile_dir = "/etc/krsi/profiles",
+	.socket_path = PROTO_SOCKET_PATH,
+	.events_path = "/var/log/krsi/events.log",
+	.default_profile = "default",
+};
+
+__attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...)
+{
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(d.log, "%s krsid[%d]: ", ts, getpid());
+	va_start(ap, fmt);
+	vfprintf(d.log, fmt, ap);
+	va_end(ap);
+	fputc('\n', d.log);
+	fflush(d.log);
+}
+#define log_info(...) logf_(__VA_ARGS__)
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG && !d.verbose)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	logf_("libbpf: %s", buf);
+	return 0;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- profiles ---- */
+
+static struct installed *prof_find(const char *name)
+{
+	for (size_t i = 0; i < d.n_prof; i++)
+		if (!strcmp(d.prof[i].name, name))
+			return &d.prof[i];
+	return NULL;
+}
+
+static struct installed *prof_find_id(uint32_t id)
+{
+	for (size_t i = 0; i < d.n_prof; i++)
+		if (d.prof[i].id == id)
+			return &d.prof[i];
+	return NULL;
+}
+
+static void slot_retire(uint32_t slot)
+{
+	struct retired *v = realloc(d.retired, (d.n_retired + 1) * sizeof(*v));
+
+	if (!v)
+		return; /* the rules stay: harmless, collected at the next start */
+	d.retired = v;
+	d.retired[d.n_retired++] = (struct retired){ slot, now_ns(CLOCK_MONOTONIC) };
+}
+
+static bool slot_in_use(uint32_t slot)
+{
+	for (size_t i = 0; i < d.n_prof; i++)
+		if (d.prof[i].slot == slot)
+			return true;
+	return false;
+}
+
+/* Delete rules of retired slots whose grace period is over (or all retired slots: FORCE). */
+static void slots_collect(bool force)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	struct krsi_path_key pk, pnext;
+	struct krsi_net_key nk, nnext;
+	size_t kept = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < d.n_retired; i++)
+		if (force || now - d.retired[i].at_ns >= SLOT_GRACE_NS)
+			any = true;
+	if (!any)
+		return;
+#define RETIRED_DUE(s)                                                                             \
+	({                                                                                         \
+		bool _due = false;                                                                 \
+		for (size_t _i = 0; _i < d.n_retired; _i++)                                        \
+			if (d.retired[_i].slot == (s) &&                                            \
+			    (force || now - d.retired[_i].at_ns >= SLOT_GRACE_NS))                  \
+				_due = true;                                                       \
+		_due;                                                                              \
+	})
+	/* Deleting while iterating restarts the walk from the start: the tries are small. */
+	for (void *prev = NULL; bpf_map_get_next_key(d.obj.maps.path_rules, prev, &pnext) == 0;) {
+		pk = pnext;
+		if (RETIRED_DUE(pk.slot)) {
+			bpf_map_delete_elem(d.obj.maps.path_rules, &pk);
+			prev = NULL;
+		} else {
+			prev = &pk;
+		}
+	}
+	for (void *prev = NULL; bpf_map_get_next_key(d.obj.maps.net_rules, prev, &nnext) == 0;) {
+		nk = nnext;
+		if (RETIRED_DUE(nk.slot)) {
+			bpf_map_delete_elem(d.obj.maps.net_rules, &nk);
+			prev = NULL;
+		} else {
+			prev = &nk;
+		}
+	}
+	for (size_t i = 0; i < d.n_retired; i++)
+		if (!(force || now - d.retired[i].at_ns >= SLOT_GRACE_NS))
+			d.retired[kept++] = d.retired[i];
+	d.n_retired = kept;
+#undef RETIRED_DUE
+}
+
+/* Write P's rules under a fresh slot, then flip its policy: the one update a program sees. */
+static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *err)
+{
+	struct installed *old = prof_find(p->name);
+	struct profile_compiled c;
+	uint32_t id, slot;
+	__u8 one = 1;
+	int r = 0;
+	size_t i = 0, j = 0;
+
+	*ret_changed = false;
+	if (old && old->digest == p->digest && old->p) {
+		profile_free(old->p);
+		old->p = p;
+		return 0;
+	}
+	if (old && old->digest == p->digest) { /* adopted, unchanged */
+		old->p = p;
+		return 0;
+	}
+	if (!old && d.n_prof >= KRSI_MAX_PROFILES)
+		return err_set(err, -ENOSPC, "profile %s: too many profiles", p->name);
+	id = old ? old->id : d.next_id++;
+	slot = d.next_slot++;
+	r = profile_compile(p, id, slot, &c);
+	if (r < 0)
+		return err_set(err, r, "profile %s: %s", p->name, strerror(-r));
+	for (i = 0; i < c.n_paths; i++)
+		if (bpf_map_update_elem(d.obj.maps.path_rules, &c.paths[i], &one, BPF_ANY) < 0) {
+			r = err_set(err, -errno, "profile %s: writing path rule %zu: %s", p->name, i,
+				    strerror(errno));
+			goto undo;
+		}
+	for (j = 0; j < c.n_net; j++)
+		if (bpf_map_update_elem(d.obj.maps.net_rules, &c.net[j], &one, BPF_ANY) < 0) {
+			r = err_set(err, -errno, "profile %s: writing network rule %zu: %s", p->name,
+				    j, strerror(errno));
+			goto undo;
+		}
+	if (bpf_map_update_elem(d.obj.maps.profiles, &id, &c.policy, BPF_ANY) < 0) {
+		r = err_set(err, -errno, "profile %s: writing policy: %s", p->name, strerror(errno));
+		goto undo;
+	}
+	if (old) {
+		slot_retire(old->slot);
+		profile_free(old->p);
+	} else {
+		struct installed *v = realloc(d.prof, (d.n_prof + 1) * sizeof(*v));
+
+		if (!v) {
+			/* The policy is in the map; the next start adopts it. */
+			profile_compiled_clear(&c);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+		d.prof = v;
+		old = &d.prof[d.n_prof++];
+		memset(old, 0, sizeof(*old));
+		snprintf(old->name, sizeof(old->name), "%s", p->name);
+		old->id = id;
+	}
+	old->slot = slot;
+	old->mode = p->mode;
+	old->digest = p->digest;
+	old->version = p->version;
+	old->p = p;
+	*ret_changed = true;
+	profile_compiled_clear(&c);
+	return 0;
+undo:
+	/* Nothing points at this slot yet: take back what was written. */
+	while (i-- > 0)
+		bpf_map_delete_elem(d.obj.maps.path_rules, &c.paths[i]);
+	while (j-- > 0)
+		bpf_map_delete_elem(d.obj.maps.net_rules, &c.net[j]);
+	profile_compiled_clear(&c);
+	return r;
+}
+
+/*
+ * Load every *.json of the profile directory. All or nothing: if one file is invalid, no
+ * profile changes, and the error names the file, the field and the reason.
+ */
+static int prof_reload(json_object *changed, json_object *unchanged, struct krsi_err *err)
+{
+	struct profile **loaded = NULL;
+	size_t n = 0;
+	struct dirent **names = NULL;
+	int nn, r = 0;
+
+	nn = scandir(d.profile_dir, &names, NULL, alphasort);
+	if (nn < 0)
+		return err_set(err, -errno, "profile directory %s: %s", d.profile_dir,
+			       strerror(errno));
+	loaded = calloc(nn + 1, sizeof(*loaded));
+	if (!loaded) {
+		r = err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < nn; i++) {
+		size_t len = strlen(names[i]->d_name);
+		char path[4096];
+
+		if (len < 6 || strcmp(names[i]->d_name + len - 5, ".json") ||
+		    names[i]->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", d.profile_dir, names[i]->d_name);
+		r = profile_load_file(path, true, &loaded[n], err);
+		if (r < 0)
+			goto out;
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool ch;
+
+		r = prof_install(loaded[i], &ch, err);
+		if (r < 0)
+			goto out; /* a map write failed: the profiles before it are swapped */
+		if (ch && changed)
+			json_object_array_add(changed, json_object_new_string(loaded[i]->name));
+		if (!ch && unchanged)
+			json_object_array_add(unchanged, json_object_new_string(loaded[i]->name));
+		if (ch)
+			log_info("profile %s: version %llu installed (slot %u)", loaded[i]->name,
+				 (unsigned long long)loaded[i]->version, prof_find(loaded[i]->name)->slot);
+		loaded[i] = NULL; /* owned by its installed entry now */
+	}
+out:
+	for (size_t i = 0; i < n; i++)
+		profile_free(loaded[i]);
+	free(loaded);
+	for (int i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+/* ---- registry ---- */
+
+static int config_update_mask(void)
+{
+	struct krsi_config cfg;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg) < 0)
+		return -errno;
+	cfg.level_mask = registry_level_mask(&d.reg);
+	return bpf_map_update_elem(d.obj.maps.config, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
+
+static int reg_write(const struct registry_entry *e, uint32_t profile_id)
+{
+	struct krsi_registry_entry re = { 0 };
+	struct krsi_cgroup cg = { 0 };
+
+	snprintf(re.container, sizeof(re.container), "%s", e->container);
+	snprintf(re.profile, sizeof(re.profile), "%s", e->profile);
+	snprintf(re.cgroup, sizeof(re.cgroup), "%s", e->cgroup);
+	re.registered_ns = e->registered_ns;
+	re.level = registry_cgroup_level(e->cgroup);
+	if (bpf_map_update_elem(d.obj.maps.registry, &e->cgroup_id, &re, BPF_ANY) < 0)
+		return -errno;
+	/* Keep the counters of an existing registration. */
+	bpf_map_lookup_elem(d.obj.maps.cgroups, &e->cgroup_id, &cg);
+	cg.profile_id = profile_id;
+	if (bpf_map_update_elem(d.obj.maps.cgroups, &e->cgroup_id, &cg, BPF_ANY) < 0)
+		return -errno;
+	return 0;
+}
+
+static void reg_delete(const char *container, const char *why)
+{
+	struct registry_entry *e = registry_find(&d.reg, container);
+	uint64_t id;
+
+	if (!e)
+		return;
+	id = e->cgroup_id;
+	bpf_map_delete_elem(d.obj.maps.cgroups, &id);
+	bpf_map_delete_elem(d.obj.maps.registry, &id);
+	log_info("container %s: unregistered (%s)", container, why);
+	registry_remove(&d.reg, container);
+	config_update_mask();
+}
+
+/* Collect registrations whose cgroup is gone (crun ignores a failing poststop hook). */
+static void reg_collect(void)
+{
+	for (size_t i = 0; i < d.reg.n;) {
+		struct registry_entry *e = &d.reg.v[i];
+		uint64_t id = 0;
+		int r = cgroup_id(e->cgroup, &id);
+
+		if (r == -ENOENT || (r == 0 && id != e->cgroup_id)) {
+			char c[KRSI_CONTAINER_MAX];
+
+			snprintf(c, sizeof(c), "%s", e->container);
+			reg_delete(c, "its cgroup is gone");
+			continue; /* entry i now holds another one */
+		}
+		i++;
+	}
+}
+
+static json_object *entry_json(const struct registry_entry *e)
+{
+	json_object *o = json_object_new_object();
+	struct installed *ip = prof_find(e->profile);
+	struct krsi_cgroup cg = { 0 };
+
+	bpf_map_lookup_elem(d.obj.maps.cgroups, &e->cgroup_id, &cg);
+	json_object_object_add(o, "container", json_object_new_string(e->container));
+	json_object_object_add(o, "cgroup", json_object_new_string(e->cgroup));
+	json_object_object_add(o, "cgroup_id", json_object_new_uint64(e->cgroup_id));
+	json_object_object_add(o, "profile", json_object_new_string(e->profile));
+	json_object_object_add(o, "mode", json_object_new_string(
+						  ip && ip->mode == KRSI_MODE_AUDIT ? "audit" : "enforce"));
+	if (ip)
+		json_object_object_add(o, "version", json_object_new_uint64(ip->version));
+	json_object_object_add(o, "denied", json_object_new_uint64(cg.denied));
+	json_object_object_add(o, "audited", json_object_new_uint64(cg.audited));
+	return o;
+}
+
+static json_object *op_register(struct proto_request *q, bool assign)
+{
+	struct registry_entry e = { 0 };
+	struct krsi_err err = { "" };
+	const char *profile = q->profile ? q->profile : d.default_profile;
+	struct installed *ip = prof_find(profile);
+	struct registry_entry *cur;
+	json_object *rep;
+	int r;
+
+	if (!ip)
+		return proto_reply_error("profile %s: no such profile", profile);
+	if (assign) {
+		cur = registry_find(&d.reg, q->container);
+		if (!cur)
+			return proto_reply_error("container %s: not registered", q->container);
+		e = *cur;
+	} else {
+		snprintf(e.container, sizeof(e.container), "%s", q->container);
+		if (q->has_pid) {
+			r = cgroup_of_pid(q->pid, e.cgroup, sizeof(e.cgroup));
+			if (r < 0)
+				return proto_reply_error("pid %lld: cannot read its cgroup: %s",
+							 (long long)q->pid, strerror(-r));
+		} else if (q->cgroup) {
+			snprintf(e.cgroup, sizeof(e.cgroup), "%s", q->cgroup);
+		} else {
+			r = cgroup_find_id(q->cgroup_id, e.cgroup, sizeof(e.cgroup));
+			if (r < 0)
+				return proto_reply_error("cgroup id %llu: not found: %s",
+							 (unsigned long long)q->cgroup_id,
+							 strerror(-r));
+		}
+		r = cgroup_id(e.cgroup, &e.cgroup_id);
+		if (r < 0)
+			return proto_reply_error("cgroup %s: %s", e.cgroup, strerror(-r));
+		if (!strcmp(e.cgroup, "/"))
+			return proto_reply_error("cgroup /: the root cgroup holds the host, refusing");
+		e.registered_ns = now_ns(CLOCK_REALTIME);
+	}
+	snprintf(e.profile, sizeof(e.profile), "%s", profile);
+	r = registry_add(&d.reg, &e, &err);
+	if (r < 0)
+		return proto_reply_error("%s", err.msg);
+	/* The level bit first: a cgroups entry at an unmarked level would not be seen. */
+	config_update_mask();
+	r = reg_write(&e, ip->id);
+	if (r < 0) {
+		registry_remove(&d.reg, e.container);
+		config_update_mask();
+		bpf_map_delete_elem(d.obj.maps.cgroups, &e.cgroup_id);
+		bpf_map_delete_elem(d.obj.maps.registry, &e.cgroup_id);
+		return proto_reply_error("container %s: writing the maps: %s", e.container,
+					 strerror(-r));
+	}
+	log_info("container %s: %s cgroup %s (id %llu), profile %s", e.container,
+		 assign || r == 1 ? "assigned in" : "registered with", e.cgroup,
+		 (unsigned long long)e.cgroup_id, profile);
+	rep = proto_reply_ok();
+	json_object_object_add(rep, "container", entry_json(registry_find(&d.reg, e.container)));
+	return rep;
+}
+
+/* ---- events ---- */
+
+static int64_t boot_to_real(void)
+{
+	return (int64_t)now_ns(CLOCK_REALTIME) - (int64_t)now_ns(CLOCK_BOOTTIME);
+}
+
+static void sub_remove(size_t i)
+{
+	epoll_ctl(d.epfd, EPOLL_CTL_DEL, d.subs[i].fd, NULL);
+	close(d.subs[i].fd);
+	d.subs[i] = d.subs[--d.n_subs];
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct krsi_event *e = data;
+	struct registry_entry *re;
+	struct installed *ip;
+	struct event_names n = { 0 };
+	json_object *o;
+	const char *line;
+
+	if (size < sizeof(*e))
+		return 0;
+	re = registry_find_cgroup(&d.reg, e->policy_cgroup_id);
+	ip = prof_find_id(e->profile_id);
+	if (re) {
+		n.container = re->container;
+		n.cgroup = re->cgroup;
+	}
+	if (ip)
+		n.profile = ip->name;
+	o = event_to_json(e, &n, boot_to_real());
+	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (d.events) {
+		fprintf(d.events, "%s\n", line);
+		fflush(d.events);
+	}
+	for (size_t i = 0; i < d.n_subs;) {
+		if (d.subs[i].container[0] && (!re || strcmp(d.subs[i].container, re->container))) {
+			i++;
+			continue;
+		}
+		if (proto_send(d.subs[i].fd, o) < 0) {
+			sub_remove(i); /* gone, or too slow to keep up */
+			continue;
+		}
+		i++;
+	}
+	event_ring_push(&d.recent, o);
+	return 0;
+}
+
+static json_object *op_events(struct proto_request *q, int fd, bool *ret_keep)
+{
+	json_object *rep = proto_reply_ok(), *arr = json_object_new_array();
+
+	for (size_t k = 0; k < d.recent.n; k++) {
+		size_t i = (d.recent.next + EVENTS_RECENT - d.recent.n + k) % EVENTS_RECENT;
+		json_object *ev = d.recent.v[i], *c;
+
+		if (q->container && (!json_object_object_get_ex(ev, "container", &c) ||
+				     strcmp(json_object_get_string(c), q->container)))
+			continue;
+		json_object_array_add(arr, json_object_get(ev));
+	}
+	json_object_object_add(rep, "events", arr);
+	if (q->follow) {
+		struct epoll_event ev = { .events = EPOLLRDHUP | EPOLLHUP, .data.fd = fd };
+
+		if (d.n_subs >= MAX_SUBSCRIBERS) {
+			json_object_put(rep);
+			return proto_reply_error("too many subscribers (%d)", MAX_SUBSCRIBERS);
+		}
+		d.subs[d.n_subs].fd = fd;
+		snprintf(d.subs[d.n_subs].container, KRSI_CONTAINER_MAX, "%s",
+			 q->container ? q->container : "");
+		d.n_subs++;
+		epoll_ctl(d.epfd, EPOLL_CTL_ADD, fd, &ev);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		*ret_keep = true;
+	}
+	return rep;
+}
+
+/* ---- requests ---- */
+
+static json_object *op_status(void)
+{
+	json_object *rep = proto_reply_ok(), *a = json_object_new_object(),
+		    *k = json_object_new_object(), *s = json_object_new_object();
+	int ncpu = libbpf_num_possible_cpus();
+	struct krsi_stats sum = { 0 };
+	struct krsi_config cfg = { 0 };
+	__u32 zero = 0;
+
+	if (ncpu > 0) {
+		struct krsi_stats *v = calloc(ncpu, sizeof(*v));
+
+		if (v && bpf_map_lookup_elem(d.obj.maps.stats, &zero, v) == 0)
+			for (int i = 0; i < ncpu; i++) {
+				sum.events += v[i].events;
+				sum.lost += v[i].lost;
+				sum.throttled += v[i].throttled;
+				sum.denied += v[i].denied;
+				sum.audited += v[i].audited;
+			}
+		free(v);
+	}
+	bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg);
+	kernel_features_probe(&d.kf);
+	json_object_object_add(a, "version", json_object_new_string(KRSID_VERSION));
+	json_object_object_add(a, "pid", json_object_new_int(getpid()));
+	json_object_object_add(a, "started", json_object_new_int64(d.started));
+	json_object_object_add(a, "adopted", json_object_new_boolean(d.obj.adopted));
+	json_object_object_add(a, "programs", json_object_new_int(d.obj.n_programs));
+	json_object_object_add(a, "profile_dir", json_object_new_string(d.profile_dir));
+	json_object_object_add(a, "default_profile", json_object_new_string(d.default_profile));
+	json_object_object_add(a, "level_mask", json_object_new_uint64(cfg.level_mask));
+	json_object_object_add(rep, "agent", a);
+	json_object_object_add(k, "lsm", json_object_new_string(d.kf.lsm));
+	json_object_object_add(k, "bpf_lsm", json_object_new_boolean(d.kf.bpf_lsm));
+	json_object_object_add(k, "audit_switch", json_object_new_boolean(d.kf.audit_switch));
+	if (d.kf.audit_switch)
+		json_object_object_add(k, "enforcing", json_object_new_boolean(d.kf.enforcing != 0));
+	json_object_object_add(k, "btf", json_object_new_boolean(d.kf.btf));
+	json_object_object_add(rep, "kernel", k);
+	json_object_object_add(s, "events", json_object_new_uint64(sum.events));
+	json_object_object_add(s, "lost", json_object_new_uint64(sum.lost));
+	json_object_object_add(s, "throttled", json_object_new_uint64(sum.throttled));
+	json_object_object_add(s, "denied", json_object_new_uint64(sum.denied));
+	json_object_object_add(s, "audited", json_object_new_uint64(sum.audited));
+	json_object_object_add(rep, "stats", s);
+	json_object_object_add(rep, "containers", json_object_new_int(d.reg.n));
+	json_object_object_add(rep, "profiles", json_object_new_int(d.n_prof));
+	return rep;
+}
+
+static json_object *op_ps(void)
+{
+	json_object *rep = proto_reply_ok(), *arr = json_object_new_array();
+
+	for (size_t i = 0; i < d.reg.n; i++)
+		json_object_array_add(arr, entry_json(&d.reg.v[i]));
+	json_object_object_add(rep, "containers", arr);
+	return rep;
+}
+
+static json_object *prof_json(const struct installed *ip, bool full)
+{
+	json_object *o = json_object_new_object();
+	char digest[32];
+
+	snprintf(digest, sizeof(digest), "%016llx", (unsigned long long)ip->digest);
+	json_object_object_add(o, "name", json_object_new_string(ip->name));
+	json_object_object_add(o, "version", json_object_new_uint64(ip->version));
+	json_object_object_add(o, "mode", json_object_new_string(ip->mode == KRSI_MODE_AUDIT ? "audit" : "enforce"));
+	json_object_object_add(o, "digest", json_object_new_string(digest));
+	json_object_object_add(o, "slot", json_object_new_int64(ip->slot));
+	json_object_object_add(o, "containers",
+			       json_object_new_int(registry_count_profile(&d.reg, ip->name)));
+	json_object_object_add(o, "in_directory", json_object_new_boolean(ip->p != NULL));
+	if (full && ip->p)
+		json_object_object_add(o, "document", json_object_get(ip->p->doc));
+	return o;
+}
+
+static json_object *op_profile_list(void)
+{
+	json_object *rep = proto_reply_ok(), *arr = json_object_new_array();
+
+	for (size_t i = 0; i < d.n_prof; i++)
+		json_object_array_add(arr, prof_json(&d.prof[i], false));
+	json_object_object_add(rep, "profiles", arr);
+	return rep;
+}
+
+static json_object *op_reload(void)
+{
+	json_object *ch = json_object_new_array(), *un = json_object_new_array(), *rep;
+	struct krsi_err err = { "" };
+	int r = prof_reload(ch, un, &err);
+
+	if (r < 0) {
+		json_object_put(ch);
+		json_object_put(un);
+		log_info("reload refused: %s", err.msg);
+		return proto_reply_error("%s", err.msg);
+	}
+	rep = proto_reply_ok();
+	json_object_object_add(rep, "changed", ch);
+	json_object_object_add(rep, "unchanged", un);
+	return rep;
+}
+
+static void serve(int fd)
+{
+	struct proto_request q;
+	struct krsi_err err = { "" };
+	json_object *req = NULL, *rep = NULL;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct timeval tv = { .tv_sec = 2 };
+	const char *s;
+	bool keep = false;
+	int r;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0) {
+		rep = proto_reply_error("permission denied: krsid serves root only (uid %d)",
+					(int)cred.uid);
+		log_info("refused a client with uid %d, pid %d", (int)cred.uid, (int)cred.pid);
+		goto reply;
+	}
+	r = proto_recv(fd, PROTO_REQUEST_MAX, &req, &err);
+	if (r < 0) {
+		rep = proto_reply_error("%s", err.msg);
+		goto reply;
+	}
+	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+	r = proto_request_parse(s, strlen(s), &q, &err);
+	if (r < 0) {
+		rep = proto_reply_error("%s", err.msg);
+		goto reply;
+	}
+	switch (q.op) {
+	case PROTO_STATUS:
+		rep = op_status();
+		break;
+	case PROTO_PS:
+		rep = op_ps();
+		break;
+	case PROTO_PROFILE_LIST:
+		rep = op_profile_list();
+		break;
+	case PROTO_PROFILE_SHOW: {
+		struct installed *ip = prof_find(q.name);
+
+		if (!ip) {
+			rep = proto_reply_error("profile %s: no such profile", q.name);
+			break;
+		}
+		rep = proto_reply_ok();
+		json_object_object_add(rep, "profile", prof_json(ip, true));
+		break;
+	}
+	case PROTO_RELOAD:
+		rep = op_reload();
+		break;
+	case PROTO_REGISTER:
+		rep = op_register(&q, false);
+		break;
+	case PROTO_ASSIGN:
+		rep = op_register(&q, true);
+		break;
+	case PROTO_UNREGISTER:
+		if (!registry_find(&d.reg, q.container)) {
+			rep = proto_reply_error("container %s: not registered", q.container);
+			break;
+		}
+		reg_delete(q.container, "on request");
+		rep = proto_reply_ok();
+		break;
+	case PROTO_EVENTS:
+		rep = op_events(&q, fd, &keep);
+		break;
+	default:
+		rep = proto_reply_error("op not implemented");
+	}
+	proto_request_clear(&q);
+reply:
+	proto_send(fd, rep);
+	json_object_put(rep);
+	json_object_put(req);
+	if (!keep)
+		close(fd);
+}
+
+/* ---- start-up ---- */
+
+static int recover(void)
+{
+	struct krsi_policy pol;
+	struct krsi_registry_entry re;
+	uint32_t id, next_id;
+	uint64_t cg, next_cg;
+	void *prev = NULL;
+	uint32_t max_slot = 0, max_id = 0;
+	struct krsi_err err = { "" };
+
+	while (bpf_map_get_next_key(d.obj.maps.profiles, prev, &next_id) == 0) {
+		id = next_id;
+		prev = &id;
+		if (bpf_map_lookup_elem(d.obj.maps.profiles, &id, &pol) < 0)
+			continue;
+		struct installed *v = realloc(d.prof, (d.n_prof + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d.prof = v;
+		memset(&d.prof[d.n_prof], 0, sizeof(*v));
+		snprintf(d.prof[d.n_prof].name, KRSI_NAME_MAX, "%.*s", KRSI_NAME_MAX - 1, pol.name);
+		d.prof[d.n_prof].id = id;
+		d.prof[d.n_prof].slot = pol.slot;
+		d.prof[d.n_prof].mode = pol.mode;
+		d.prof[d.n_prof].digest = pol.digest;
+		d.prof[d.n_prof].version = pol.version;
+		d.n_prof++;
+		if (id > max_id)
+			max_id = id;
+		if (pol.slot > max_slot)
+			max_slot = pol.slot;
+	}
+	prev = NULL;
+	while (bpf_map_get_next_key(d.obj.maps.registry, prev, &next_cg) == 0) {
+		struct registry_entry e = { 0 };
+
+		cg = next_cg;
+		prev = &cg;
+		if (bpf_map_lookup_elem(d.obj.maps.registry, &cg, &re) < 0)
+			continue;
+		snprintf(e.container, sizeof(e.container), "%.*s", KRSI_CONTAINER_MAX - 1, re.container);
+		snprintf(e.profile, sizeof(e.profile), "%.*s", KRSI_NAME_MAX - 1, re.profile);
+		snprintf(e.cgroup, sizeof(e.cgroup), "%.*s", KRSI_CGROUP_PATH_MAX - 1, re.cgroup);
+		e.cgroup_id = cg;
+		e.registered_ns = re.registered_ns;
+		if (registry_add(&d.reg, &e, &err) < 0)
+			log_info("pinned registry: %s, ignoring", err.msg);
+	}
+	/* Rule slots that no policy names (a reload cut short by a kill): collect them. */
+	{
+		struct krsi_path_key pk, pn;
+		struct krsi_net_key nk, nn;
+		void *p = NULL;
+
+		while (bpf_map_get_next_key(d.obj.maps.path_rules, p, &pn) == 0) {
+			pk = pn;
+			p = &pk;
+			if (pk.slot > max_slot)
+				max_slot = pk.slot;
+			if (!slot_in_use(pk.slot))
+				slot_retire(pk.slot);
+		}
+		p = NULL;
+		while (bpf_map_get_next_key(d.obj.maps.net_rules, p, &nn) == 0) {
+			nk = nn;
+			p = &nk;
+			if (nk.slot > max_slot)
+				max_slot = nk.slot;
+			if (!slot_in_use(nk.slot))
+				slot_retire(nk.slot);
+		}
+	}
+	d.next_id = max_id + 1;
+	d.next_slot = max_slot + 1;
+	return 0;
+}
+
+static int listen_socket(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	mkdir("/run/krsi", 0755);
+	if (strlen(d.socket_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, d.socket_path);
+	unlink(d.socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	/* Anyone may connect; SO_PEERCRED turns away all but root with a clear reply. */
+	chmod(d.socket_path, 0666);
+	return fd;
+}
+
+static void on_signal(int sig)
+{
+	d.stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: krsid [-v] [--profiles DIR] [--socket PATH] [--events FILE] [--log FILE]\n"
+		"             [--default-profile NAME] [--reset] [--unload]\n"
+		"  --reset    unpin and reload the BPF programs (enforcement stops for a moment)\n"
+		"  --unload   unpin everything and exit: no more enforcement\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "profiles", required_argument, NULL, 'p' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "default-profile", required_argument, NULL, 'd' },
+		{ "reset", no_argument, NULL, 'R' },
+		{ "unload", no_argument, NULL, 'U' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct krsi_err err = { "" };
+	struct epoll_event ev;
+	struct itimerspec its = { .it_interval.tv_sec = GC_INTERVAL_S, .it_value.tv_sec = GC_INTERVAL_S };
+	bool reset = false, unload = false;
+	int c, r;
+
+	d.log = stderr;
+	while ((c = getopt_long(argc, argv, "vp:s:e:l:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			d.verbose = true;
+			break;
+		case 'p':
+			d.profile_dir = optarg;
+			break;
+		case 's':
+			d.socket_path = optarg;
+			break;
+		case 'e':
+			d.events_path = optarg;
+			break;
+		case 'l':
+			d.log_path = optarg;
+			break;
+		case 'd':
+			d.default_profile = optarg;
+			break;
+		case 'R':
+			reset = true;
+			break;
+		case 'U':
+			unload = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (d.log_path) {
+		d.log = fopen(d.log_path, "ae");
+		if (!d.log) {
+			fprintf(stderr, "krsid: log %s: %s\n", d.log_path, strerror(errno));
+			return 1;
+		}
+	}
+	libbpf_set_print(libbpf_print);
+	if (unload) {
+		r = bpfobj_unpin_all(&err);
+		if (r < 0) {
+			log_info("%s", err.msg);
+			return 1;
+		}
+		log_info("unpinned %s: krsi no longer enforces anything", KRSI_PIN_DIR);
+		return 0;
+	}
+
+	kernel_features_probe(&d.kf);
+	log_info("krsid %s starting: lsm=%s; BPF LSM %s; audit switch %s%s; kernel BTF %s",
+		 KRSID_VERSION, d.kf.lsm[0] ? d.kf.lsm : "(unknown)",
+		 d.kf.bpf_lsm ? "active" : "NOT active",
+		 d.kf.audit_switch ? "present" : "absent (stock kernel: always enforcing)",
+		 !d.kf.audit_switch ? "" : d.kf.enforcing ? ", enforcing" : ", PERMISSIVE (nothing is denied machine-wide)",
+		 d.kf.btf ? "present" : "absent");
+	if (!d.kf.bpf_lsm) {
+		log_info("refusing to start: \"bpf\" is not in /sys/kernel/security/lsm, so LSM programs "
+			 "would load and never run; boot with lsm=...,bpf");
+		return 1;
+	}
+	if (!d.kf.btf) {
+		log_info("refusing to start: no /sys/kernel/btf/vmlinux (CONFIG_DEBUG_INFO_BTF)");
+		return 1;
+	}
+
+	r = bpfobj_open(&d.obj, reset, d.verbose, &err);
+	if (r < 0) {
+		log_info("%s", err.msg);
+		return 1;
+	}
+	if (err.msg[0])
+		log_info("%s", err.msg);
+	log_info("%s %d LSM programs, pinned in %s", d.obj.adopted ? "adopted" : "loaded and attached",
+		 d.obj.n_programs, KRSI_PIN_DIR);
+	r = recover();
+	if (r < 0) {
+		log_info("recovering the pinned state: %s", strerror(-r));
+		return 1;
+	}
+	if (d.obj.adopted)
+		log_info("recovered %zu containers and %zu profiles from the pinned maps", d.reg.n,
+			 d.n_prof);
+	r = prof_reload(NULL, NULL, &err);
+	if (r < 0)
+		log_info("loading profiles: %s; keeping the installed ones", err.msg);
+	if (!prof_find(d.default_profile))
+		log_info("default profile %s is not installed: registrations without a profile "
+			 "will fail", d.default_profile);
+	reg_collect();
+	config_update_mask();
+
+	if (d.events_path) {
+		char dir[4096], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", d.events_path);
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = 0;
+			mkdir(dir, 0750);
+		}
+		d.events = fopen(d.events_path, "ae");
+		if (!d.events)
+			log_info("events log %s: %s, ignoring", d.events_path, strerror(errno));
+	}
+	d.rb = ring_buffer__new(d.obj.maps.events, on_event, NULL, NULL);
+	if (!d.rb) {
+		log_info("ring buffer: %s", strerror(errno));
+		return 1;
+	}
+	d.listen_fd = listen_socket();
+	if (d.listen_fd < 0) {
+		log_info("control socket %s: %s", d.socket_path, strerror(-d.listen_fd));
+		return 1;
+	}
+	d.timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	timerfd_settime(d.timer_fd, 0, &its, NULL);
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = d.listen_fd };
+	epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.listen_fd, &ev);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = d.timer_fd };
+	epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.timer_fd, &ev);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = ring_buffer__epoll_fd(d.rb) };
+	epoll_ctl(d.epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(d.rb), &ev);
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	d.started = time(NULL);
+	log_info("ready: %zu profiles, %zu containers, socket %s", d.n_prof, d.reg.n, d.socket_path);
+
+	while (!d.stop) {
+		struct epoll_event evs[16];
+		int n = epoll_wait(d.epfd, evs, ARRAY_SIZE(evs), -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_info("epoll: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+
+			if (fd == d.listen_fd) {
+				int cfd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+				if (cfd >= 0)
+					serve(cfd);
+			} else if (fd == d.timer_fd) {
+				uint64_t x;
+
+				if (read(d.timer_fd, &x, sizeof(x)) < 0)
+					continue;
+				reg_collect();
+				slots_collect(false);
+			} else if (fd == ring_buffer__epoll_fd(d.rb)) {
+				ring_buffer__consume(d.rb);
+			} else {
+				for (size_t k = 0; k < d.n_subs; k++)
+					if (d.subs[k].fd == fd) {
+						sub_remove(k);
+						break;
+					}
+			}
+		}
+	}
+	/* The programs stay attached: exiting is not disabling (krsid --unload is). */
+	ring_buffer__consume(d.rb);
+	log_info("stopping; LSM programs and policies stay in force");
+	unlink(d.socket_path);
+	return 0;
+}

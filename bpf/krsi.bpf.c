@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * krsi: one set of LSM programs for the whole machine, attached once. The current task's
+ * cgroup, or its nearest registered ancestor, selects a profile; the profile's policy (deny
+ * bits, masks, and a rule slot in the LPM tries) decides.
+ *
+ * Cost for tasks that no container registered: config.level_mask has a bit for each cgroup
+ * depth at which some cgroup is registered. A task looks up only its ancestors at those
+ * depths, so while nothing is registered a program returns after one array lookup, and a host
+ * task deeper than the registered cgroups pays one hash lookup per registered depth (one, with
+ * crun's /<id> or podman's /libpod_parent/libpod-<id> layouts).
+ *
+ * Unregistered cgroup = allow: krsi confines containers, not the host. A registered cgroup's
+ * sub-cgroups are confined by it, since the walk goes from the task's own depth upwards.
+ *
+ * Atomic reloads: a policy names its rule slot. The agent writes a new rule set under a fresh
+ * slot, then replaces the profile's policy in one hash map update (an RCU-published element),
+ * so a program sees the old policy and the old rules, or the new and the new. Old slots are
+ * deleted after a grace period, long after any program that read the old policy returned.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "krsi.h"
+
+#define EPERM 1
+#define AF_INET 2
+#define AF_INET6 10
+#define PROT_EXEC 0x4
+#define PTRACE_MODE_ATTACH 0x02
+#define FMODE_READ 0x1
+#define FMODE_WRITE 0x2
+#define CAP_OPT_NOAUDIT 0x2
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct krsi_config);
+} config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KRSI_MAX_CGROUPS);
+	__type(key, __u64);
+	__type(value, struct krsi_cgroup);
+} cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KRSI_MAX_PROFILES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct krsi_policy);
+} profiles SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, KRSI_MAX_PATH_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct krsi_path_key);
+	__type(value, __u8);
+} path_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, KRSI_MAX_NET_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct krsi_net_key);
+	__type(value, __u8);
+} net_rules SEC(".maps");
+
+/* The agent's bookkeeping, pinned with the rest so that a restart recovers it; unused here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KRSI_MAX_CGROUPS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct krsi_registry_entry);
+} registry SEC(".maps");
+
+/* Ids of krsi's own maps (key high bit clear) and programs (high bit set). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u8);
+} self_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct krsi_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct krsi_throttle_key);
+	__type(value, struct krsi_throttle_val);
+} throttle SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* Per-CPU buffer for a path and its LPM key: too big for the 512-byte stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct krsi_path_key);
+} scratch SEC(".maps");
+
+struct ctx {
+	struct krsi_config *cfg;
+	struct krsi_policy *pol;
+	struct krsi_cgroup *cg;
+	__u64 cgid; /* the registered cgroup */
+};
+
+/* Find the policy of the current task's nearest registered cgroup; false = not confined. */
+static __always_inline bool policy_get(struct ctx *c)
+{
+	struct task_struct *task;
+	__u32 zero = 0, *profile_id;
+	__u64 mask;
+	int level;
+
+	c->cfg = bpf_map_lookup_elem(&config, &zero);
+	if (!c->cfg)
+		return false;
+	mask = c->cfg->level_mask;
+	if (!mask)
+		return false;
+	task = bpf_get_current_task_btf();
+	level = task->cgroups->dfl_cgrp->level;
+	if (level < 0)
+		return false;
+	for (int i = 0; i < KRSI_MAX_LEVELS; i++) {
+		int l = level - i;
+		__u64 id;
+
+		if (l < 0 || !(mask & ((2ULL << l) - 1)))
+			return false;
+		if (!(mask & (1ULL << l)))
+			continue;
+		id = bpf_get_current_ancestor_cgroup_id(l);
+		c->cg = bpf_map_lookup_elem(&cgroups, &id);
+		if (!c->cg)
+			continue;
+		profile_id = &c->cg->profile_id;
+		c->pol = bpf_map_lookup_elem(&profiles, profile_id);
+		if (!c->pol)
+			return false; /* a registration without a profile: the agent's bug, allow */
+		c->cgid = id;
+		return true;
+	}
+	return false;
+}
+
+static __always_inline __u64 hash_str(const char *s)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (int i = 0; i < KRSI_PATH_MAX; i++) {
+		if (!s[i])
+			break;
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+struct report {
+	__u32 hook;
+	__s32 arg;
+	__u64 object; /* what makes two reports identical, besides hook and verdict */
+	__u64 value;
+	const char *path; /* kernel string or NULL */
+	struct krsi_event_net *net;
+};
+
+static __always_inline void report(struct ctx *c, __u32 verdict, struct report *r)
+{
+	struct krsi_throttle_key tk = {
+		.cgroup_id = c->cgid, .object = r->object, .hook = r->hook, .verdict = verdict
+	};
+	struct krsi_throttle_val *t, tv = {};
+	struct krsi_stats *st;
+	struct krsi_event *e;
+	__u32 zero = 0, suppressed = 0;
+	__u64 now = bpf_ktime_get_boot_ns();
+
+	st = bpf_map_lookup_elem(&stats, &zero);
+	t = bpf_map_lookup_elem(&throttle, &tk);
+	if (t) {
+		if (now - t->last_ns < c->cfg->throttle_ns) {
+			__sync_fetch_and_add(&t->suppressed, 1);
+			if (st)
+				st->throttled++;
+			return;
+		}
+		suppressed = t->suppressed;
+		t->suppressed = 0;
+		t->last_ns = now;
+	} else {
+		tv.last_ns = now;
+		bpf_map_update_elem(&throttle, &tk, &tv, BPF_ANY);
+	}
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		if (st)
+			st->lost++;
+		return;
+	}
+	e->time_ns = now;
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->policy_cgroup_id = c->cgid;
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->hook = r->hook;
+	e->verdict = verdict;
+	e->profile_id = c->cg->profile_id;
+	e->slot = c->pol->slot;
+	e->suppressed = suppressed;
+	e->arg = r->arg;
+	e->value = r->value;
+	e->_pad0 = 0;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (r->net)
+		__builtin_memcpy(&e->net, r->net, sizeof(e->net));
+	else
+		__builtin_memset(&e->net, 0, sizeof(e->net));
+	e->path[0] = 0;
+	if (r->path)
+		bpf_probe_read_kernel_str(e->path, sizeof(e->path), r->path);
+	bpf_ringbuf_submit(e, 0);
+	if (st)
+		st->events++;
+}
+
+/* A rule matched: count, report, and return the verdict of the policy's mode. */
+static __always_inline int decide(struct ctx *c, struct report *r)
+{
+	struct krsi_stats *st;
+	__u32 zero = 0;
+	bool enforce = c->pol->mode == KRSI_MODE_ENFORCE;
+
+	st = bpf_map_lookup_elem(&stats, &zero);
+	if (enforce) {
+		__sync_fetch_and_add(&c->cg->denied, 1);
+		if (st)
+			st->denied++;
+	} else {
+		__sync_fetch_and_add(&c->cg->audited, 1);
+		if (st)
+			st->audited++;
+	}
+	report(c, enforce ? KRSI_VERDICT_DENY : KRSI_VERDICT_AUDIT, r);
+	return enforce ? -EPERM : 0;
+}
+
+/* For the deny kinds that are one switch. */
+static __always_inline int flag_check(__u32 hook, __s32 arg, __u64 value, const char *path)
+{
+	struct ctx c;
+	struct report r = { .hook = hook, .arg = arg, .value = value, .path = path };
+
+	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(hook)))
+		return 0;
+	r.object = arg;
+	return decide(&c, &r);
+}
+
+/* Resolve PATH (the task's view, relative to its root) into the scratch key. */
+static __always_inline struct krsi_path_key *path_resolve(struct path *path)
+{
+	struct krsi_path_key *k;
+	__u32 zero = 0;
+
+	k = bpf_map_lookup_elem(&scratch, &zero);
+	if (!k)
+		return NULL;
+	/* Too long (ENAMETOOLONG) or unresolvable: no path rule can match. See docs. */
+	if (bpf_d_path(path, k->path, sizeof(k->path)) < 0)
+		return NULL;
+	k->prefixlen = (sizeof(*k) - sizeof(k->prefixlen)) * 8;
+	return k;
+}
+
+static __always_inline int path_match(struct ctx *c, struct krsi_path_key *k, __u32 kind,
+				      __u32 hook)
+{
+	struct report r = { .hook = hook, .path = k->path };
+
+	k->slot = c->pol->slot;
+	k->kind = kind;
+	if (!bpf_map_lookup_elem(&path_rules, k))
+		return 0;
+	r.object = hash_str(k->path);
+	return decide(c, &r);
+}
+
+SEC("lsm/bprm_check_security")
+int BPF_PROG(bprm_check_security, struct linux_binprm *bprm, int ret)
+{
+	struct krsi_path_key *k;
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
+		return 0;
+	/* bprm->file is the binary being run: after symlinks, whatever argv[0] says. */
+	k = path_resolve(&bprm->file->f_path);
+	if (!k)
+		return 0;
+	return path_match(&c, k, KRSI_PATH_EXEC, KRSI_HOOK_EXEC);
+}
+
+SEC("lsm/file_open")
+int BPF_PROG(file_open, struct file *file, int ret)
+{
+	struct krsi_path_key *k;
+	struct ctx c;
+	__u64 deny;
+	unsigned int mode;
+	int r;
+
+	if (ret)
+		return ret;
+	if (!policy_get(&c))
+		return 0;
+	deny = c.pol->deny & (KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
+	if (!deny)
+		return 0;
+	mode = file->f_mode;
+	if (!(mode & FMODE_WRITE && deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) &&
+	    !(mode & FMODE_READ && deny & KRSI_DENY(KRSI_HOOK_OPEN_READ)))
+		return 0;
+	k = path_resolve(&file->f_path);
+	if (!k)
+		return 0;
+	if (mode & FMODE_WRITE && deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) {
+		r = path_match(&c, k, KRSI_PATH_WRITE, KRSI_HOOK_OPEN_WRITE);
+		if (r)
+			return r;
+	}
+	if (mode & FMODE_READ && deny & KRSI_DENY(KRSI_HOOK_OPEN_READ))
+		return path_match(&c, k, KRSI_PATH_READ, KRSI_HOOK_OPEN_READ);
+	return 0;
+}
+
+SEC("lsm/socket_create")
+int BPF_PROG(socket_create, int family, int type, int protocol, int kern, int ret)
+{
+	struct krsi_event_net net = {};
+	struct report r = { .hook = KRSI_HOOK_SOCKET, .net = &net };
+	struct ctx c;
+	int t = type & 0xf; /* without SOCK_NONBLOCK, SOCK_CLOEXEC */
+
+	if (ret)
+		return ret;
+	if (kern || family < 0 || family >= KRSI_AF_MAX)
+		return 0;
+	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_SOCKET)))
+		return 0;
+	if (!(c.pol->families & (1ULL << family)) && !(c.pol->types[family] & (1u << t)))
+		return 0;
+	net.family = family;
+	net.type = t;
+	r.arg = protocol;
+	r.object = (__u64)family << 8 | t;
+	return decide(&c, &r);
+}
+
+static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8 op, __u32 hook)
+{
+	struct krsi_event_net net = {};
+	struct report r = { .hook = hook, .net = &net };
+	struct krsi_net_key k = {};
+	struct sockaddr_in6 sa = {};
+	struct ctx c;
+
+	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(hook)))
+		return 0;
+	if (addrlen < (int)sizeof(struct sockaddr_in))
+		return 0;
+	/* The kernel copied the address into its own sockaddr_storage: 128 bytes to read. */
+	if (bpf_probe_read_kernel(&sa, sizeof(sa), address) < 0)
+		return 0;
+	if (sa.sin6_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&sa;
+
+		k.family = 4;
+		k.port = bpf_ntohs(sin->sin_port);
+		__builtin_memcpy(k.addr, &sin->sin_addr, 4);
+	} else if (sa.sin6_family == AF_INET6 && addrlen >= (int)sizeof(struct sockaddr_in6)) {
+		__u32 *w = (__u32 *)&sa.sin6_addr;
+
+		k.port = bpf_ntohs(sa.sin6_port);
+		if (w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff)) {
+			/* ::ffff:a.b.c.d reaches an IPv4 host: IPv4 rules apply */
+			k.family = 4;
+			__builtin_memcpy(k.addr, &w[3], 4);
+		} else {
+			k.family = 6;
+			__builtin_memcpy(k.addr, w, 16);
+		}
+	} else {
+		return 0;
+	}
+	k.prefixlen = (sizeof(k) - sizeof(k.prefixlen)) * 8;
+	k.slot = c.pol->slot;
+	k.op = op;
+	if (!bpf_map_lookup_elem(&net_rules, &k)) {
+		__u16 port = k.port;
+
+		k.port = 0; /* rules for any port */
+		if (!bpf_map_lookup_elem(&net_rules, &k))
+			return 0;
+		k.port = port;
+	}
+	net.family = sa.sin6_family;
+	net.port = k.port;
+	__builtin_memcpy(net.addr, k.addr, 16);
+	if (k.family == 4)
+		net.family = AF_INET;
+	r.object = ((__u64)k.port << 48) ^ *(__u64 *)&k.addr[0] ^ *(__u64 *)&k.addr[8];
+	return decide(&c, &r);
+}
+
+SEC("lsm/socket_connect")
+int BPF_PROG(socket_connect, struct socket *sock, struct sockaddr *address, int addrlen, int ret)
+{
+	if (ret)
+		return ret;
+	return net_check(address, addrlen, KRSI_NET_CONNECT, KRSI_HOOK_CONNECT);
+}
+
+SEC("lsm/socket_bind")
+int BPF_PROG(socket_bind, struct socket *sock, struct sockaddr *address, int addrlen, int ret)
+{
+	if (ret)
+		return ret;
+	return net_check(address, addrlen, KRSI_NET_BIND, KRSI_HOOK_BIND);
+}
+
+SEC("lsm/sb_mount")
+int BPF_PROG(sb_mount, const char *dev_name, const struct path *path, const char *type,
+	     unsigned long flags, void *data, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, 0, flags, type);
+}
+
+/* The new mount API (fsopen, fsmount) attaches through move_mount, never sb_mount. */
+SEC("lsm/move_mount")
+int BPF_PROG(move_mount, const struct path *from_path, const struct path *to_path, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, 1, 0, NULL);
+}
+
+/* Attaching to another process; reading /proc/PID files (PTRACE_MODE_READ) stays allowed. */
+SEC("lsm/ptrace_access_check")
+int BPF_PROG(ptrace_access_check, struct task_struct *child, unsigned int mode, int ret)
+{
+	if (ret)
+		return ret;
+	if (!(mode & PTRACE_MODE_ATTACH))
+		return 0;
+	return flag_check(KRSI_HOOK_PTRACE, mode, child->tgid, NULL);
+}
+
+SEC("lsm/ptrace_traceme")
+int BPF_PROG(ptrace_traceme, struct task_struct *parent, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_PTRACE, 0, parent->tgid, NULL);
+}
+
+SEC("lsm/kernel_module_request")
+int BPF_PROG(kernel_module_request, char *kmod_name, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MODULE, -1, 0, kmod_name);
+}
+
+SEC("lsm/kernel_read_file")
+int BPF_PROG(kernel_read_file, struct file *file, enum kernel_read_file_id id, bool contents,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MODULE, id, 0, NULL);
+}
+
+SEC("lsm/kernel_load_data")
+int BPF_PROG(kernel_load_data, enum kernel_load_data_id id, bool contents, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MODULE, 100 + id, 0, NULL);
+}
+
+SEC("lsm/bpf")
+int BPF_PROG(bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_BPF, cmd, 0, NULL);
+}
+
+/* A confined task never gets an fd to krsi's maps or programs, whatever its profile says. */
+static __always_inline int self_check(__u32 key, __u32 id)
+{
+	struct report r = { .hook = KRSI_HOOK_SELF, .arg = key >> 31, .value = id, .object = key };
+	struct ctx c;
+
+	if (!bpf_map_lookup_elem(&self_ids, &key))
+		return 0;
+	if (!policy_get(&c))
+		return 0;
+	__sync_fetch_and_add(&c.cg->denied, 1);
+	report(&c, KRSI_VERDICT_DENY, &r);
+	return -EPERM;
+}
+
+SEC("lsm/bpf_map")
+int BPF_PROG(bpf_map, struct bpf_map *map, fmode_t fmode, int ret)
+{
+	if (ret)
+		return ret;
+	return self_check(map->id & 0x7fffffff, map->id);
+}
+
+SEC("lsm/bpf_prog")
+int BPF_PROG(bpf_prog, struct bpf_prog *prog, int ret)
+{
+	if (ret)
+		return ret;
+	return self_check(prog->aux->id | 0x80000000, prog->aux->id);
+}
+
+SEC("lsm/userns_create")
+int BPF_PROG(userns_create, const struct cred *cred, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_USERNS, 0, 0, NULL);
+}
+
+/* W^X: anonymous memory (heap, stack, mmap(MAP_ANONYMOUS)) made executable. */
+SEC("lsm/file_mprotect")
+int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	if (!(prot & PROT_EXEC) || vma->vm_file)
+		return 0;
+	return flag_check(KRSI_HOOK_WX, 0, vma->vm_start, NULL);
+}
+
+SEC("lsm/mmap_file")
+int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
+	     unsigned long flags, int ret)
+{
+	if (ret)
+		return ret;
+	if (!(prot & PROT_EXEC) || file)
+		return 0;
+	return flag_check(KRSI_HOOK_WX, 1, 0, NULL);
+}
+
+SEC("lsm/capable")
+int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int cap,
+	     unsigned int opts, int ret)
+{
+	struct report r = { .hook = KRSI_HOOK_CAPABLE, .arg = cap, .object = cap };
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (cap < 0 || cap >= KRSI_CAP_MAX)
+		return 0;
+	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_CAPABLE)) ||
+	    !(c.pol->caps & (1ULL << cap)))
+		return 0;
+	if (opts & CAP_OPT_NOAUDIT) /* a probe (has_capability_noaudit): deny, silently */
+		return c.pol->mode == KRSI_MODE_ENFORCE ? -EPERM : 0;
+	return decide(&c, &r);
+}

@@ -13,7 +13,7 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUI
 KRSI_COMMON := names profile protocol registry cgroup events
 KRSI_COMMON_OBJ := $(KRSI_COMMON:%=$(BUILD)/obj/%.o)
 KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o) $(KRSI_COMMON_OBJ)
-KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(KRSI_COMMON_OBJ)
+KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(BUILD)/obj/oci_inject.o $(KRSI_COMMON_OBJ)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "oci_inject.h"
 #include "profile.h"
 #include "protocol.h"
 
@@ -80,7 +81,7 @@ static const char *str(json_object *o, const char *key)
 
 static void print_json(json_object *o)
 {
-	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
@@ -408,6 +409,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "events") && argc == 0)
 		return cmd_events(follow, container);
+	if (!strcmp(cmd, "oci-inject") && (argc == 1 || argc == 2))
+		return oci_inject_cmd(argv[0], argc == 2 ? argv[1] : NULL, profile);
 	fprintf(stderr, "krsictl: unknown command or wrong arguments: %s\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -270,6 +270,7 @@ int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err)
 	json_object *o = NULL;
 	size_t total = 0;
 	char buf[4096];
+	bool seen = false;
 	int r = 0;
 
 	if (!tok)
@@ -291,17 +292,18 @@ int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err)
 							    : "no message: the peer closed the connection");
 			break;
 		}
-		/* Leading whitespace (a previous line's newline) is not part of a message. */
-		if (total == 0)
-			while (start < (size_t)n && isspace((unsigned char)buf[start]))
-				start++;
-		if ((size_t)n - start == 0)
-			continue;
-		total += n - start;
+		total += n;
 		if (total > max) {
 			r = err_set(err, -EMSGSIZE, "message larger than %zu bytes", max);
 			break;
 		}
+		/* Leading whitespace (a previous line's newline) is not part of a message. */
+		if (!seen)
+			while (start < (size_t)n && isspace((unsigned char)buf[start]))
+				start++;
+		if ((size_t)n == start)
+			continue;
+		seen = true;
 		o = json_tokener_parse_ex(tok, buf + start, n - start);
 		jerr = json_tokener_get_error(tok);
 		if (!o && jerr != json_tokener_continue) {

@@ -144,6 +144,9 @@ static __always_inline bool policy_get(struct ctx *c)
 	level = task->cgroups->dfl_cgrp->level;
 	if (level < 0)
 		return false;
+	/* The agent registers nothing deeper than KRSI_MAX_LEVELS - 1: start the walk there. */
+	if (level > KRSI_MAX_LEVELS - 1)
+		level = KRSI_MAX_LEVELS - 1;
 	for (int i = 0; i < KRSI_MAX_LEVELS; i++) {
 		int l = level - i;
 		__u64 id;
@@ -434,7 +437,13 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 	__builtin_memcpy(net.addr, k.addr, 16);
 	if (k.family == 4)
 		net.family = AF_INET;
-	r.object = ((__u64)k.port << 48) ^ *(__u64 *)&k.addr[0] ^ *(__u64 *)&k.addr[8];
+	{
+		__u64 a, b;
+
+		__builtin_memcpy(&a, &k.addr[0], 8);
+		__builtin_memcpy(&b, &k.addr[8], 8);
+		r.object = ((__u64)k.port << 48) ^ a ^ b;
+	}
 	return decide(&c, &r);
 }
 

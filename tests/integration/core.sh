@@ -1,0 +1,349 @@
+#!/bin/bash
+# Guest suite for the enforcement core: krsid, its BPF LSM programs and krsictl.
+#
+# Three cgroups are registered: kc-enf under an enforcing profile that denies one thing of every
+# kind, kc-aud under the same profile in audit mode, kc-oth under an unrelated profile. For every
+# deny kind the operation must fail with EPERM in kc-enf and emit an event, succeed and emit an
+# event in kc-aud, and succeed silently on the host and in kc-oth. Then: sub-cgroups, kill -9 and
+# restart of the agent, reloads under load, invalid profiles, the control socket's guards.
+set -u
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+
+PROBE=/usr/lib/krsi/krsi-probe
+CG=/sys/fs/cgroup
+K=/tmp/kc                      # test files; short paths on purpose
+work=$(mktemp -d /tmp/core.XXXXXX)
+P=$work/profiles
+LOG=$work/krsid.log
+EVENTS=$work/events.log
+
+# ---- helpers ----
+
+# in_cg CGROUP CMD...: run CMD as a member of /sys/fs/cgroup/CGROUP ("" = where we are).
+in_cg() {
+	local cg=$1; shift
+	if [ -z "$cg" ]; then "$@"; return; fi
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$cg" "$@"
+}
+
+# probe_says WANT CGROUP OP ARGS...: krsi-probe's answer in CGROUP is exactly WANT.
+probe_says() {
+	local want=$1 cg=$2 got; shift 2
+	got=$(in_cg "$cg" "$PROBE" "$@" 2>&1)
+	echo "krsi-probe $* in cgroup '${cg:-(here)}': got '$got', want '$want'"
+	[ "$got" = "$want" ]
+}
+
+# count_events CONTAINER HOOK VERDICT FIXED: events of CONTAINER with that hook and verdict
+# whose line contains the fixed string FIXED.
+count_events() {
+	krsictl events --container "$1" 2>/dev/null | grep -F "\"hook\":\"$2\"" |
+		grep -F "\"verdict\":\"$3\"" | grep -cF -- "$4"
+}
+
+# new_event BEFORE CONTAINER HOOK VERDICT FIXED: within 5 s there are more such events than BEFORE.
+new_event() {
+	local before=$1 n; shift
+	for _ in $(seq 50); do
+		n=$(count_events "$@")
+		[ "$n" -gt "$before" ] && return 0
+		sleep 0.1
+	done
+	echo "no new $3 event for container $1 with hook $2 containing '$4' ($n, before $before)"
+	krsictl events --container "$1" | tail -n 5
+	return 1
+}
+
+# fails_with REGEX CMD...: CMD fails and its output matches REGEX.
+fails_with() {
+	local re=$1 out; shift
+	if out=$("$@" 2>&1); then
+		echo "expected a failure, got success: $out"
+		return 1
+	fi
+	echo "$out"
+	grep -Eq -- "$re" <<<"$out"
+}
+
+agent_up() {
+	for _ in $(seq 300); do
+		krsictl status >/dev/null 2>&1 && return 0
+		kill -0 "$agent_pid" 2>/dev/null || { echo "krsid exited"; tail -n 20 "$LOG"; return 1; }
+		sleep 0.1
+	done
+	echo "krsid did not answer within 30 s"; tail -n 20 "$LOG"
+	return 1
+}
+
+start_agent() {
+	krsid -p "$P" --log "$LOG" --events "$EVENTS" "$@" &
+	agent_pid=$!
+	agent_up
+}
+
+# registry_view: the registry without counters, sorted, for comparisons.
+registry_view() {
+	krsictl ps --json | jq -c '[.containers[] | {container, cgroup, cgroup_id, profile, mode}] | sort_by(.container)'
+}
+
+total_events() {
+	krsictl events | wc -l
+}
+
+# ---- fixtures ----
+
+ip link set lo up 2>/dev/null
+mkdir -p $K/xdir $K/rdir $K/wdir $K/mnt $K/swap
+cp /bin/echo $K/denied-exec
+cp /bin/echo $K/allowed-exec
+cp /bin/echo $K/xdir/prog
+ln -s $K/denied-exec $K/link
+echo secret >$K/secret
+echo public >$K/public
+echo file >$K/rdir/file
+: >$K/wfile
+: >$K/wdir/file
+: >$K/chownme
+echo f >$K/swap/f
+mkdir -p "$P"
+cp /etc/krsi/profiles/*.json "$P/"
+
+deny_all='
+	"exec": ["/tmp/kc/denied-exec"],
+	"exec_dirs": ["/tmp/kc/xdir"],
+	"read": ["/tmp/kc/secret"],
+	"read_dirs": ["/tmp/kc/rdir"],
+	"write": ["/tmp/kc/wfile"],
+	"write_dirs": ["/tmp/kc/wdir"],
+	"socket": ["AF_PACKET", "AF_INET:SOCK_RAW"],
+	"connect": ["127.0.0.2/32:9", "127.0.1.0/24", "[::1]:9"],
+	"bind": ["127.0.0.3"],
+	"mount": true, "ptrace": true, "module": true, "bpf": true, "userns": true, "wx": true,
+	"capabilities": ["CAP_CHOWN"]'
+cat >"$P/t-enforce.json" <<EOF
+{ "name": "t-enforce", "version": 1, "mode": "enforce", $deny_all }
+EOF
+cat >"$P/t-audit.json" <<EOF
+{ "name": "t-audit", "version": 1, "mode": "audit", $deny_all }
+EOF
+cat >"$P/t-other.json" <<EOF
+{ "name": "t-other", "version": 1, "mode": "enforce", "exec": ["/nonexistent"] }
+EOF
+
+# t-swap alternates between two versions that both deny reading $K/swap/f, by an exact rule
+# among 200 in v1 and by a directory rule in v2. A reload that applied rules one by one would
+# let a read through in between.
+swap_profile() { # VERSION
+	local i
+	{
+		echo "{ \"name\": \"t-swap\", \"version\": $1, \"mode\": \"enforce\","
+		if [ $(($1 % 2)) = 1 ]; then
+			printf '"read": ["/tmp/kc/swap/f"'
+			for i in $(seq 200); do printf ', "/tmp/kc/v1-%d"' "$i"; done
+			printf '] }\n'
+		else
+			printf '"read_dirs": ["/tmp/kc/swap"], "read": ["/tmp/kc/v2-0"'
+			for i in $(seq 199); do printf ', "/tmp/kc/v2-%d"' "$i"; done
+			printf '] }\n'
+		fi
+	} >"$P/t-swap.json.tmp" && mv "$P/t-swap.json.tmp" "$P/t-swap.json"
+}
+swap_profile 1
+
+for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-enf/sub kc-enf/sub/deeper; do
+	mkdir -p "$CG/$c"
+done
+
+# ---- the agent ----
+
+check "krsictl profile check accepts the shipped profiles" \
+	krsictl profile check /etc/krsi/profiles/default.json /etc/krsi/profiles/audit.json
+check "krsid starts, loads and pins its programs" start_agent
+check_output "krsid reports BPF LSM active at start-up" "BPF LSM active" cat "$LOG"
+check_output "status: programs loaded, BPF LSM active" '"bpf_lsm": true' krsictl status --json
+check "links are pinned under /sys/fs/bpf/krsi" test -e /sys/fs/bpf/krsi/links/file_open
+check_output "the test profiles are installed" 't-enforce.*enforce' krsictl profile list
+
+check "register kc-enf under t-enforce" krsictl register c-enf --cgroup /kc-enf --profile t-enforce
+check "register kc-aud under t-audit" krsictl register c-aud --cgroup /kc-aud --profile t-audit
+check "register kc-oth by pid under t-other" \
+	sh -c "sleep 30 & echo \$! > $CG/kc-oth/cgroup.procs; krsictl register c-oth --pid \$! --profile t-other; r=\$?; kill \$!; exit \$r"
+check "register kc-swap under t-swap" krsictl register c-swap --cgroup /kc-swap --profile t-swap
+check_output "ps lists the four containers" 'c-enf +/kc-enf +t-enforce +enforce' krsictl ps
+check_fails "a second container in kc-enf's cgroup is refused" \
+	krsictl register c-dup --cgroup /kc-enf --profile t-enforce
+check_fails "registering an unknown profile is refused" \
+	krsictl register c-x --cgroup /kc-gc --profile no-such-profile
+
+# ---- every deny kind ----
+# name | probe op and arguments | result when allowed | event hook | fixed string in the event
+kinds=(
+	"exec, exact path|exec $K/denied-exec ok|ok|exec|\"path\":\"$K/denied-exec\""
+	"exec, directory|exec $K/xdir/prog ok|ok|exec|\"path\":\"$K/xdir/prog\""
+	"open for read, exact path|read $K/secret|ok|read|\"path\":\"$K/secret\""
+	"open for read, directory|read $K/rdir/file|ok|read|\"path\":\"$K/rdir/file\""
+	"open for write, exact path|write $K/wfile|ok|write|\"path\":\"$K/wfile\""
+	"open for write, directory|write $K/wdir/file|ok|write|\"path\":\"$K/wdir/file\""
+	"socket, family|socket AF_PACKET SOCK_RAW|ok|socket|\"family\":\"AF_PACKET\""
+	"socket, family and type|socket AF_INET SOCK_RAW|ok|socket|\"type\":\"SOCK_RAW\""
+	"connect, address and port|connect 127.0.0.2 9|ok|connect|\"address\":\"127.0.0.2\",\"port\":9"
+	"connect, IPv4 prefix|connect 127.0.1.7 1234|ok|connect|\"address\":\"127.0.1.7\""
+	"connect, IPv6|connect ::1 9|ok|connect|\"address\":\"::1\""
+	"connect, IPv4-mapped IPv6|connect ::ffff:127.0.1.9 99|ok|connect|\"address\":\"127.0.1.9\""
+	"bind|bind 127.0.0.3 0|ok|bind|\"address\":\"127.0.0.3\""
+	"mount|mount $K/mnt|ok|mount|\"fstype\":\"tmpfs\""
+	"ptrace attach|ptrace|ok|ptrace|\"target_pid\""
+	"ptrace traceme|traceme|ok|ptrace|\"target_pid\""
+	"kernel module load|module|ENOEXEC|module|\"load_data_id\""
+	"bpf()|bpf|ok|bpf|\"cmd\":0"
+	"user namespace|userns|ok|userns|\"comm\""
+	"W^X mprotect|wx|ok|wx|\"call\":\"mprotect\""
+	"W^X mmap|wx-mmap|ok|wx|\"call\":\"mmap\""
+	"capability|chown $K/chownme|ok|capable|\"capability\":\"CAP_CHOWN\""
+)
+for k in "${kinds[@]}"; do
+	IFS='|' read -r name op allowed hook fixed <<<"$k"
+	# shellcheck disable=SC2086
+	set -- $op
+	before=$(count_events c-enf "$hook" deny "$fixed")
+	check "$name: EPERM under an enforcing profile" probe_says EPERM kc-enf "$@"
+	check "$name: event, verdict deny" new_event "$before" c-enf "$hook" deny "$fixed"
+	before=$(count_events c-aud "$hook" audit "$fixed")
+	check "$name: allowed under the audit profile" probe_says "$allowed" kc-aud "$@"
+	check "$name: event, verdict audit" new_event "$before" c-aud "$hook" audit "$fixed"
+	check "$name: allowed on the host" probe_says "$allowed" "" "$@"
+	check "$name: allowed under another profile" probe_says "$allowed" kc-oth "$@"
+done
+check "no event without a container: the host is silent" \
+	test "$(krsictl events | jq -r 'select(.container == null) | .hook' | wc -l)" = 0
+check "no event for kc-oth, whose profile matched nothing" \
+	test "$(krsictl events --container c-oth | wc -l)" = 0
+check "every event names a registered container" \
+	sh -c "krsictl events | jq -e -s 'all(.container == \"c-enf\" or .container == \"c-aud\")'"
+
+# Precision: what the rules do not name stays allowed in kc-enf.
+check "exec of an unlisted binary is allowed" probe_says ok kc-enf exec $K/allowed-exec ok
+check "read of an unlisted file is allowed" probe_says ok kc-enf read $K/public
+check "read rules do not deny writing: kc-enf may open $K/secret for writing" \
+	probe_says ok kc-enf write $K/secret
+check "connect to the denied host on another port is allowed" probe_says ok kc-enf connect 127.0.0.2 10
+check "connect outside the denied prefix is allowed" probe_says ok kc-enf connect 127.0.2.1 9
+check "a UDP socket is allowed (only raw ones are denied)" probe_says ok kc-enf socket AF_INET SOCK_DGRAM
+check "exec through a symlink is caught: the resolved binary counts" \
+	probe_says EPERM kc-enf exec $K/link ok
+check "a confined task gets no fd to krsi's pinned maps" \
+	probe_says EPERM kc-oth bpf-get /sys/fs/bpf/krsi/maps/cgroups
+check "the host still opens krsi's pinned maps" probe_says ok "" bpf-get /sys/fs/bpf/krsi/maps/cgroups
+
+# ---- sub-cgroups ----
+check "a sub-cgroup of kc-enf is confined" probe_says EPERM kc-enf/sub read $K/secret
+check "a sub-sub-cgroup of kc-enf is confined" probe_says EPERM kc-enf/sub/deeper exec $K/denied-exec ok
+check_output "ps counts kc-enf's denials" '"denied": [1-9]' krsictl ps --json
+
+# ---- the control socket ----
+check "a non-root client is refused" \
+	fails_with 'permission denied' setpriv --reuid=1000 --regid=1000 --clear-groups krsictl status
+check "a malformed request gets ok:false" \
+	sh -c "printf 'garbage' | nc -N -U /run/krsi/krsid.sock | jq -e '.ok == false and (.error | test(\"JSON\"))'"
+check "an unknown op gets ok:false naming it" \
+	sh -c "printf '{\"version\":1,\"op\":\"fly\"}' | nc -N -U /run/krsi/krsid.sock | jq -e '.error == \"unknown op \\\"fly\\\"\"'"
+check "a request of another protocol version is refused" \
+	sh -c "printf '{\"version\":9,\"op\":\"status\"}' | nc -N -U /run/krsi/krsid.sock | jq -e '.ok == false'"
+big_request() {
+	printf '{"version":1,"op":"status","pad":"%s"}' "$(head -c 100000 /dev/zero | tr '\0' a)" |
+		nc -N -U /run/krsi/krsid.sock | jq -e '.ok == false and (.error | test("larger than"))'
+}
+check "an oversized request is refused" big_request
+check "the agent lives on after bad requests" krsictl status
+
+# ---- invalid profiles: rejected with file, field and reason; nothing applied ----
+cp "$P/t-other.json" "$work/t-other.saved"
+sed -i 's/"version": 1/"version": 2/' "$P/t-other.json"
+bad() { # NAME CONTENT REGEX
+	printf '%s\n' "$2" >"$P/$1.json"
+	check "invalid profile rejected: $1" fails_with "$3" krsictl profile reload
+	rm -f "$P/$1.json"
+}
+bad bad-json '{ "name": "bad-json", "version": 1,' 'profile bad-json.json: not valid JSON'
+bad bad-field '{ "name": "bad-field", "version": 1, "mode": "enforce", "exe": [] }' \
+	'profile bad-field.json: field "exe": unknown field'
+bad bad-type '{ "name": "bad-type", "version": 1, "mode": "enforce", "exec": "/bin/sh" }' \
+	'profile bad-type.json: field "exec": expected array of strings'
+bad bad-cap '{ "name": "bad-cap", "version": 1, "mode": "enforce", "capabilities": ["CAP_FLY"] }' \
+	'profile bad-cap.json: field "capabilities": "CAP_FLY": unknown capability'
+bad bad-cidr '{ "name": "bad-cidr", "version": 1, "mode": "enforce", "connect": ["10.0.0.1/8"] }' \
+	'profile bad-cidr.json: field "connect": "10.0.0.1/8": bad CIDR'
+bad bad-size "{ \"name\": \"bad-size\", \"version\": 1, \"mode\": \"enforce\", \"read\": [$(seq -f '"/f%g"' -s , 300)] }" \
+	'profile bad-size.json: field "read": 300 entries, at most 256 allowed'
+check_output "after the rejected reloads t-other is still version 1" '"version": 1,' krsictl profile show t-other
+check "and none of the invalid profiles is installed" \
+	sh -c "! krsictl profile list | grep -q '^bad-'"
+cp "$work/t-other.saved" "$P/t-other.json"
+
+# ---- reload under load ----
+in_cg kc-swap "$PROBE" read-loop $K/swap/f 8 >"$work/loop.out" 2>&1 &
+loop_pid=$!
+reloads=0
+for v in $(seq 2 13); do
+	swap_profile "$v"
+	krsictl profile reload >/dev/null && reloads=$((reloads + 1))
+	sleep 0.3
+done
+wait "$loop_pid"
+check "12 reloads of t-swap succeeded under load" test "$reloads" = 12
+check_output "t-swap is at version 13" '"version": 13,' krsictl profile show t-swap
+check_output "the read loop never got through during the reloads" '^ok=0 EPERM=[1-9][0-9]* other=0$' \
+	cat "$work/loop.out"
+
+# ---- kill -9 and restart ----
+before=$(registry_view)
+kill -9 "$agent_pid"
+wait "$agent_pid" 2>/dev/null
+check "after kill -9 of krsid: exec still denied" probe_says EPERM kc-enf exec $K/denied-exec ok
+check "after kill -9 of krsid: read still denied in a sub-cgroup" probe_says EPERM kc-enf/sub read $K/secret
+check "after kill -9 of krsid: audit still allows" probe_says ok kc-aud read $K/secret
+check "krsid restarts" start_agent
+check_output "the restarted krsid adopted the pinned programs" '"adopted": true' krsictl status --json
+same_registry() {
+	local after
+	after=$(registry_view)
+	echo "before: $before"
+	echo "after:  $after"
+	[ -n "$after" ] && [ "$before" = "$after" ]
+}
+check "krsictl ps shows the same registry after the restart" same_registry
+check "enforcement continues after the restart" probe_says EPERM kc-enf read $K/secret
+n=$(count_events c-enf read deny "\"path\":\"$K/rdir/file\"")
+probe_says EPERM kc-enf read $K/rdir/file >/dev/null
+check "events flow again after the restart" new_event "$n" c-enf read deny "\"path\":\"$K/rdir/file\""
+
+# ---- reassign, unregister, garbage collection ----
+check "assign t-audit to c-enf" krsictl assign t-audit c-enf
+check "c-enf now audits" probe_says ok kc-enf read $K/secret
+check "assign t-enforce back" krsictl assign t-enforce c-enf
+check "unregister c-aud" krsictl unregister c-aud
+check_fails "unregister c-aud again fails" krsictl unregister c-aud
+check "kc-aud is no longer confined" probe_says ok kc-aud read $K/secret
+check "register kc-gc" krsictl register c-gc --cgroup /kc-gc --profile t-enforce
+rmdir "$CG/kc-gc"
+gone() {
+	for _ in $(seq 50); do
+		krsictl ps | grep -q '^c-gc ' || return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the agent collects a registration whose cgroup was removed" gone
+check "the events log holds JSON lines" sh -c "test -s '$EVENTS' && jq -e . '$EVENTS' >/dev/null"
+
+# ---- clean up ----
+for c in c-enf c-oth c-swap; do krsictl unregister "$c" >/dev/null 2>&1; done
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+krsid --unload >/dev/null 2>&1
+for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc; do
+	rmdir "$CG/$c" 2>/dev/null
+done
+rm -rf "$work" "$K"
+tap_done

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "../../agent/events.h"
+#include "unit.h"
+
+static const char *field(json_object *o, const char *k)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : NULL;
+}
+
+void test_events(void)
+{
+	struct krsi_event e = { 0 };
+	struct event_names n = { .container = "c1", .profile = "default", .cgroup = "/c1" };
+	struct event_ring ring = { 0 };
+	json_object *o;
+
+	e.time_ns = 1000000000ULL;
+	e.hook = KRSI_HOOK_EXEC;
+	e.verdict = KRSI_VERDICT_DENY;
+	e.pid = 42;
+	memcpy(e.comm, "0123456789abcdef", 16); /* no NUL: comm fills its 16 bytes */
+	strcpy(e.path, "/usr/bin/nc");
+	o = event_to_json(&e, &n, 1700000000LL * 1000000000LL);
+	CHECK_STR(field(o, "time"), "2023-11-14T22:13:21.000000Z", "boot time converted to UTC");
+	CHECK_STR(field(o, "hook"), "exec", "hook name");
+	CHECK_STR(field(o, "verdict"), "deny", "verdict");
+	CHECK_STR(field(o, "container"), "c1", "container");
+	CHECK_STR(field(o, "path"), "/usr/bin/nc", "path for exec");
+	CHECK_STR(field(o, "comm"), "0123456789abcdef", "a 16-byte comm without NUL is cut safely");
+	json_object_put(o);
+
+	memset(&e, 0, sizeof(e));
+	e.hook = KRSI_HOOK_CONNECT;
+	e.verdict = KRSI_VERDICT_AUDIT;
+	e.net.family = 10;
+	e.net.port = 443;
+	e.net.addr[15] = 1;
+	e.suppressed = 3;
+	n.container = NULL;
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "address"), "::1", "IPv6 address");
+	CHECK_STR(field(o, "port"), "443", "port");
+	CHECK_STR(field(o, "verdict"), "audit", "audit verdict");
+	CHECK_STR(field(o, "suppressed"), "3", "suppressed repeats reported");
+	CHECK(field(o, "container") == NULL, "no container for an unregistered cgroup");
+	json_object_put(o);
+
+	e.hook = KRSI_HOOK_CAPABLE;
+	e.arg = 21;
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "capability"), "CAP_SYS_ADMIN", "capability name");
+	json_object_put(o);
+
+	for (int i = 0; i < EVENTS_RECENT + 5; i++)
+		event_ring_push(&ring, json_object_new_int(i));
+	CHECK(ring.n == EVENTS_RECENT && json_object_get_int(ring.v[ring.next]) == 5,
+	      "the recent-events ring keeps the last %d", EVENTS_RECENT);
+	event_ring_clear(&ring);
+}

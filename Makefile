@@ -18,6 +18,7 @@ GUEST_SUITES ?= smoke kernel
 all: krsi-all
 
 include agent/krsi.mk
+include oci-hooks/hook.mk
 
 # Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest).
 install: krsi-install

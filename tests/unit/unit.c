@@ -27,6 +27,7 @@ int main(void)
 	test_profile();
 	test_protocol();
 	test_registry();
+	test_hook();
 	test_events();
 	printf("1..%d\n", unit_n);
 	printf("%d passed, %d failed\n", unit_n - unit_failed, unit_failed);

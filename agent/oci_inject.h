@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * krsictl oci-inject: add krsi-oci-hook to an OCI bundle's config.json, for plain crun and runc
+ * (podman and CRI-O read the hooks.d file instead).
+ */
+#ifndef KRSI_OCI_INJECT_H
+#define KRSI_OCI_INJECT_H
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+#define OCI_HOOK_PATH "/usr/libexec/krsi/krsi-oci-hook"
+/* The runtime kills the hook after this; the hook gives up on krsid before (5 s). */
+#define OCI_HOOK_TIMEOUT_S 10
+#define OCI_CONFIG_MAX (4 * 1024 * 1024)
+
+struct oci_inject_opts {
+	const char *hook_path; /* NULL: OCI_HOOK_PATH */
+	const char *stage;     /* "prestart" (NULL) or "createRuntime": where it registers */
+	const char *profile;   /* NULL, or the annotation org.krsi.profile to set */
+};
+
+/* Edit a config.json document: remove any hook entry with the hook's path from every stage,
+ * then add it to the registering stage and to poststop; set the profile annotation. Pure. */
+int oci_inject_config(json_object *config, const struct oci_inject_opts *o, struct krsi_err *err);
+/* The same on BUNDLE/config.json, replaced atomically. */
+int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struct krsi_err *err);
+/* krsictl's command: prints the error, returns an exit status (0, 1, or 2 for usage). */
+int oci_inject_cmd(const char *bundle, const char *stage, const char *profile);
+
+#endif

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * krsi-oci-hook: registers a container with krsid before its first instruction runs, and
+ * unregisters it when it stops. It speaks the control protocol and nothing else: it never
+ * calls bpf() (it does not link libbpf).
+ *
+ *   krsi-oci-hook [--socket PATH] [--timeout MS] [--fail-open] [STAGE]
+ *
+ * STAGE is prestart or createRuntime (register), poststop (unregister), or auto (the default):
+ * the stage from the state's "status", for a hooks.d file that lists several stages with the
+ * same arguments. The state JSON comes on stdin (at most 64 KiB).
+ *
+ * Fail-closed: whatever goes wrong at prestart or createRuntime exits 1 with one line on stderr
+ * that names the container and the reason, and the runtime does not start the container.
+ * Fail-open is for availability only: with --fail-open in the hook entry (every container of
+ * that entry) or the annotation org.krsi.fail-open=true (one container), a krsid that is not
+ * running, not listening or too slow to answer lets the container start UNCONFINED, with a
+ * warning on stderr. An agent's refusal (unknown profile, ...) and a bad state, pid or cgroup
+ * still fail: fail-open must not let a container choose to run without its profile.
+ *
+ * The whole run is bounded by --timeout (default 5000 ms): stdin, the agent's connect, its
+ * request and its reply. The hook needs nothing from its environment (runc gives it none).
+ *
+ * Exit: 0 registered / unregistered (or fail-open), 1 failure, 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "cgroup.h"
+#include "oci_state.h"
+#include "protocol.h"
+
+#define PROG "krsi-oci-hook"
+
+static const char *socket_path = PROTO_SOCKET_PATH;
+static int timeout_ms = 5000;
+
+/* What the alarm handler writes and how it exits: set with SIGALRM blocked. */
+static char alarm_msg[768];
+static volatile sig_atomic_t alarm_exit = 1;
+
+static void on_alarm(int sig)
+{
+	ssize_t n = write(STDERR_FILENO, alarm_msg, strlen(alarm_msg));
+
+	(void)n;
+	_exit(alarm_exit);
+}
+
+__attribute__((format(printf, 2, 3))) static void alarm_set(int code, const char *fmt, ...)
+{
+	sigset_t set, old;
+	va_list ap;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	va_start(ap, fmt);
+	vsnprintf(alarm_msg, sizeof(alarm_msg), fmt, ap);
+	va_end(ap);
+	alarm_exit = code;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: " PROG " [--socket PATH] [--timeout MS] [--fail-open] "
+		   "[prestart|createRuntime|poststop|auto]\n"
+		   "  the container's OCI state JSON on stdin; see the hooks.d file "
+		   "/usr/share/containers/oci/hooks.d/krsi.json\n");
+}
+
+/* A failure of the agent itself (not a refusal): fail-open may let the container start. */
+static int unavailable(const struct oci_state *s, bool fail_open, const char *fail_open_why,
+		       const char *msg)
+{
+	if (!fail_open) {
+		fprintf(stderr, PROG ": container %s: %s\n", s->id, msg);
+		return 1;
+	}
+	fprintf(stderr, PROG ": WARNING: container %s starts UNCONFINED, no krsi profile: %s "
+		"(fail-open by %s)\n", s->id, msg, fail_open_why);
+	return 0;
+}
+
+/* Send REQ; 0 and the reply, or the exit status with the message printed. */
+static int agent_call(const struct oci_state *s, json_object *req, bool fail_open,
+		      const char *fail_open_why, json_object **ret)
+{
+	struct krsi_err err = { "" };
+	json_object *ok, *e;
+	int r;
+
+	if (fail_open)
+		alarm_set(0, PROG ": WARNING: container %s starts UNCONFINED, no krsi profile: "
+			  "krsid at %s did not answer within %d ms (fail-open by %s)\n", s->id,
+			  socket_path, timeout_ms, fail_open_why);
+	else
+		alarm_set(1, PROG ": container %s: krsid at %s did not answer within %d ms\n", s->id,
+			  socket_path, timeout_ms);
+	r = proto_call(socket_path, req, timeout_ms, ret, &err);
+	if (r < 0) {
+		char msg[sizeof(err.msg) + 64];
+
+		snprintf(msg, sizeof(msg), "krsid: %s", err.msg);
+		return unavailable(s, fail_open, fail_open_why, msg) ? 1 : -1;
+	}
+	if (!json_object_object_get_ex(*ret, "ok", &ok) ||
+	    !json_object_is_type(ok, json_type_boolean)) {
+		fprintf(stderr, PROG ": container %s: krsid's reply has no \"ok\": %.200s\n", s->id,
+			json_object_to_json_string_ext(*ret, JSON_C_TO_STRING_PLAIN));
+		return 1;
+	}
+	if (!json_object_get_boolean(ok)) {
+		json_object_object_get_ex(*ret, "error", &e);
+		fprintf(stderr, PROG ": container %s: krsid refused: %s\n", s->id,
+			e ? json_object_get_string(e) : "(no reason given)");
+		return 1;
+	}
+	return 0;
+}
+
+static int do_register(const struct oci_state *s, bool fail_open, const char *fail_open_why)
+{
+	_cleanup_json_ json_object *req = NULL, *rep = NULL;
+	char cgroup[4096];
+	uint64_t id = 0;
+	json_object *c, *v;
+	int r;
+
+	if (s->pid <= 0) {
+		fprintf(stderr, PROG ": container %s: the state has no pid: cannot find its cgroup\n",
+			s->id);
+		return 1;
+	}
+	if (kill(s->pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, PROG ": container %s: pid %lld: no such process\n", s->id,
+			(long long)s->pid);
+		return 1;
+	}
+	r = cgroup_of_pid(s->pid, cgroup, sizeof(cgroup));
+	if (r == -ENOENT && kill(s->pid, 0) < 0 && errno == ESRCH) {
+		fprintf(stderr, PROG ": container %s: pid %lld: no such process\n", s->id,
+			(long long)s->pid);
+		return 1;
+	}
+	if (r == -ENOENT) {
+		fprintf(stderr, PROG ": container %s: pid %lld: its cgroup has been removed\n", s->id,
+			(long long)s->pid);
+		return 1;
+	}
+	if (r == -ENODATA) {
+		fprintf(stderr, PROG ": container %s: pid %lld: no cgroup v2 entry (0::) in "
+			"/proc/%lld/cgroup\n", s->id, (long long)s->pid, (long long)s->pid);
+		return 1;
+	}
+	if (r < 0) {
+		fprintf(stderr, PROG ": container %s: pid %lld: reading /proc/%lld/cgroup: %s\n",
+			s->id, (long long)s->pid, (long long)s->pid, strerror(-r));
+		return 1;
+	}
+	if (!strcmp(cgroup, "/")) {
+		fprintf(stderr, PROG ": container %s: pid %lld is in the root cgroup: the runtime "
+			"gave the container no cgroup of its own\n", s->id, (long long)s->pid);
+		return 1;
+	}
+	r = cgroup_id(cgroup, &id);
+	if (r < 0) {
+		fprintf(stderr, PROG ": container %s: pid %lld: cgroup %s: %s\n", s->id,
+			(long long)s->pid, cgroup, strerror(-r));
+		return 1;
+	}
+
+	req = proto_request_new(PROTO_REGISTER);
+	json_object_object_add(req, "container", json_object_new_string(s->id));
+	if (s->profile)
+		json_object_object_add(req, "profile", json_object_new_string(s->profile));
+	json_object_object_add(req, "cgroup", json_object_new_string(cgroup));
+	r = agent_call(s, req, fail_open, fail_open_why, &rep);
+	if (r)
+		return r < 0 ? 0 : r;
+	/* The agent resolved the path itself: it must be the cgroup this pid is in. */
+	if (!json_object_object_get_ex(rep, "container", &c) ||
+	    !json_object_object_get_ex(c, "cgroup_id", &v) || json_object_get_uint64(v) != id) {
+		fprintf(stderr, PROG ": container %s: krsid registered cgroup %s under another id "
+			"than %llu (was it replaced?)\n", s->id, cgroup, (unsigned long long)id);
+		return 1;
+	}
+	return 0;
+}
+
+static int do_unregister(const struct oci_state *s)
+{
+	_cleanup_json_ json_object *req = proto_request_new(PROTO_UNREGISTER), *rep = NULL;
+	int r;
+
+	json_object_object_add(req, "container", json_object_new_string(s->id));
+	/* Never fail-open here: a poststop failure is only a warning, and krsid collects the
+	 * entries of cgroups that are gone by itself. */
+	r = agent_call(s, req, false, NULL, &rep);
+	return r < 0 ? 0 : r;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "fail-open", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct sigaction sa = { .sa_handler = on_alarm };
+	enum oci_stage stage = OCI_STAGE_AUTO;
+	struct oci_state s = { 0 };
+	struct krsi_err err = { "" };
+	_cleanup_free_ char *buf = NULL;
+	struct itimerval it = { 0 };
+	bool fail_open = false;
+	const char *why = NULL;
+	uint64_t t = 0;
+	size_t len;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "s:t:oh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			socket_path = optarg;
+			break;
+		case 't':
+			if (parse_u64(optarg, &t) < 0 || t == 0 || t > 600000) {
+				fprintf(stderr, PROG ": --timeout %s: expected 1 to 600000 ms\n", optarg);
+				return 2;
+			}
+			timeout_ms = t;
+			break;
+		case 'o':
+			fail_open = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc && oci_stage_parse(argv[optind++], &stage) < 0) {
+		fprintf(stderr, PROG ": stage %s: expected prestart, createRuntime, poststop or auto\n",
+			argv[optind - 1]);
+		return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument %s\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+
+	/* One deadline for the whole run: a hook must never hang its runtime. */
+	sigaction(SIGALRM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	alarm_set(1, PROG ": %s: no state on stdin within %d ms\n", oci_stage_name(stage),
+		  timeout_ms);
+	it.it_value.tv_sec = timeout_ms / 1000;
+	it.it_value.tv_usec = (timeout_ms % 1000) * 1000;
+	setitimer(ITIMER_REAL, &it, NULL);
+
+	r = oci_state_read(STDIN_FILENO, OCI_STATE_MAX, &buf, &len, &err);
+	if (r == 0)
+		r = oci_state_parse(buf, len, &s, &err);
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s: state on stdin: %s\n", oci_stage_name(stage), err.msg);
+		return 1;
+	}
+	if (stage == OCI_STAGE_AUTO)
+		stage = oci_state_stage(&s);
+	if (fail_open)
+		why = "--fail-open in the hook entry";
+	else if (s.fail_open)
+		why = "annotation " OCI_ANNOTATION_FAIL_OPEN "=true";
+	fail_open = fail_open || s.fail_open;
+
+	r = stage == OCI_STAGE_POSTSTOP ? do_unregister(&s) : do_register(&s, fail_open, why);
+	oci_state_clear(&s);
+	return r;
+}

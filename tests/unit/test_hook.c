@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/* krsi-oci-hook's state parsing and krsictl oci-inject's config edit. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "../../agent/oci_inject.h"
+#include "../../oci-hooks/oci_state.h"
+#include "unit.h"
+
+/* The error message for TEXT, "" when it parses. */
+static const char *state_err(const char *text)
+{
+	static struct krsi_err err;
+	struct oci_state s;
+
+	err.msg[0] = 0;
+	if (oci_state_parse(text, strlen(text), &s, &err) == 0) {
+		oci_state_clear(&s);
+		return "";
+	}
+	return err.msg;
+}
+
+static void test_states(void)
+{
+	struct krsi_err err = { "" };
+	struct oci_state s;
+	int r;
+
+	/* What runc 1.1 passes at prestart (status "creating"), with the config's annotations. */
+#define RUNC_PRESTART                                                                              \
+	"{\"ociVersion\":\"1.0.2-dev\",\"id\":\"web-1\",\"status\":\"creating\",\"pid\":1234,"        \
+	"\"bundle\":\"/tmp/b\",\"annotations\":{\"org.krsi.profile\":\"strict\",\"other\":\"x\"}}"
+	r = oci_state_parse(RUNC_PRESTART, strlen(RUNC_PRESTART), &s, &err);
+	CHECK(r == 0, "runc prestart state parses (%s)", err.msg);
+	if (!r) {
+		CHECK_STR(s.id, "web-1", "id");
+		CHECK(s.pid == 1234, "pid");
+		CHECK_STR(s.bundle, "/tmp/b", "bundle");
+		CHECK_STR(s.profile, "strict", "profile from annotation org.krsi.profile");
+		CHECK(!s.fail_open, "fail-closed unless annotated");
+		CHECK(oci_state_stage(&s) == OCI_STAGE_PRESTART, "status creating: prestart");
+		oci_state_clear(&s);
+	}
+
+	/* crun at poststop: pid 0, no annotations. */
+#define CRUN_POSTSTOP "{\"ociVersion\":\"1.0.0\",\"id\":\"c2\",\"pid\":0,\"status\":\"stopped\",\"bundle\":\"/b\"}"
+	r = oci_state_parse(CRUN_POSTSTOP, strlen(CRUN_POSTSTOP), &s, &err);
+	CHECK(r == 0 && s.pid == 0 && !s.profile, "crun poststop state: pid 0, default profile (%s)",
+	      err.msg);
+	if (!r) {
+		CHECK(oci_state_stage(&s) == OCI_STAGE_POSTSTOP, "status stopped: poststop");
+		oci_state_clear(&s);
+	}
+	/* runc at poststop: no pid at all. */
+#define RUNC_POSTSTOP "{\"ociVersion\":\"1.0.2-dev\",\"id\":\"c3\",\"status\":\"stopped\",\"bundle\":\"/b\"}\n"
+	r = oci_state_parse(RUNC_POSTSTOP, strlen(RUNC_POSTSTOP), &s, &err);
+	CHECK(r == 0 && s.pid == 0 && oci_state_stage(&s) == OCI_STAGE_POSTSTOP,
+	      "runc poststop state: no pid (%s)", err.msg);
+	if (!r)
+		oci_state_clear(&s);
+
+	CHECK_STR(state_err(""), "empty input, expected the container's state JSON", "empty input");
+	CHECK_STR(state_err(" \n\t"), "empty input, expected the container's state JSON",
+		  "whitespace only");
+	CHECK(!strncmp(state_err("hello"), "not JSON: ", 10), "not JSON: %s", state_err("hello"));
+	CHECK_STR(state_err("{\"id\":"), "not JSON: unexpected end of input", "truncated JSON");
+	CHECK_STR(state_err("{\"id\":\"a\"} {}"), "not JSON: data after the state object",
+		  "two objects");
+	CHECK_STR(state_err("[1,2]"), "not a JSON object", "an array");
+	CHECK_STR(state_err("\"id\""), "not a JSON object", "a string");
+	CHECK_STR(state_err("{\"pid\":1}"), "no \"id\" field", "no id");
+	CHECK_STR(state_err("{\"id\":7}"), "field \"id\": expected a string, got 7", "id not a string");
+	CHECK(strstr(state_err("{\"id\":\"../etc\"}"), "expected 1 to 127 characters"),
+	      "id with a slash refused");
+	CHECK(strstr(state_err("{\"id\":\"\"}"), "expected 1 to 127 characters"), "empty id refused");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":\"1234\"}"),
+		  "container a: field \"pid\": expected a process id, got \"1234\"",
+		  "pid not a number");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":-5}"),
+		  "container a: field \"pid\": expected a process id, got -5", "negative pid");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":12.5}"),
+		  "container a: field \"pid\": expected a process id, got 12.5", "fractional pid");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":4294967297}"),
+		  "container a: field \"pid\": expected a process id, got 4294967297",
+		  "pid beyond 32 bits");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":true}"),
+		  "container a: field \"pid\": expected a process id, got true", "pid a boolean");
+	CHECK_STR(state_err("{\"id\":\"a\"}"), "", "no pid parses (the hook refuses it at prestart)");
+	CHECK_STR(state_err("{\"id\":\"a\",\"status\":5}"),
+		  "field \"status\": expected a string, got 5", "status not a string");
+	{
+		static const char nul[] = "{\"id\":\"a\",\0\"pid\":1}";
+
+		CHECK(oci_state_parse(nul, sizeof(nul) - 1, &s, &err) < 0 &&
+			      !strcmp(err.msg, "not JSON: a NUL byte in the input"),
+		      "a NUL byte inside the input: %s", err.msg);
+	}
+}
+
+static void test_annotations(void)
+{
+	struct krsi_err err = { "" };
+	struct oci_state s;
+	const char *t;
+	int r;
+
+	t = "{\"id\":\"a\",\"pid\":1,\"annotations\":{}}";
+	r = oci_state_parse(t, strlen(t), &s, &err);
+	CHECK(r == 0 && !s.profile && !s.fail_open, "empty annotations: default profile");
+	if (!r)
+		oci_state_clear(&s);
+	t = "{\"id\":\"a\",\"pid\":1,\"annotations\":null}";
+	r = oci_state_parse(t, strlen(t), &s, &err);
+	CHECK(r == 0 && !s.profile, "null annotations: default profile");
+	if (!r)
+		oci_state_clear(&s);
+	t = "{\"id\":\"a\",\"pid\":1,\"annotations\":{\"org.krsi.fail-open\":\"true\","
+	    "\"org.krsi.profile\":\"audit\"}}";
+	r = oci_state_parse(t, strlen(t), &s, &err);
+	CHECK(r == 0 && s.fail_open && !strcmp(s.profile, "audit"), "fail-open annotation (%s)",
+	      err.msg);
+	if (!r)
+		oci_state_clear(&s);
+	t = "{\"id\":\"a\",\"pid\":1,\"annotations\":{\"org.krsi.fail-open\":\"false\"}}";
+	r = oci_state_parse(t, strlen(t), &s, &err);
+	CHECK(r == 0 && !s.fail_open, "fail-open=false");
+	if (!r)
+		oci_state_clear(&s);
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.fail-open\":\"yes\"}}"),
+		  "container a: annotation org.krsi.fail-open: expected \"true\" or \"false\", got \"yes\"",
+		  "fail-open=yes refused");
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.fail-open\":true}}"),
+		  "container a: annotation org.krsi.fail-open: expected \"true\" or \"false\", got true",
+		  "fail-open as a JSON boolean refused");
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.profile\":\"\"}}"),
+		  "container a: annotation org.krsi.profile: expected a profile name, got \"\"",
+		  "empty profile name refused");
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.profile\":[\"x\"]}}"),
+		  "container a: annotation org.krsi.profile: expected a profile name, got [\"x\"]",
+		  "profile not a string");
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":[]}"),
+		  "container a: field \"annotations\": expected an object", "annotations an array");
+}
+
+/* Read TEXT (LEN bytes) through a file as the hook reads its stdin. */
+static int read_through_file(const char *text, size_t len, size_t max, size_t *ret_len,
+			     struct krsi_err *err)
+{
+	char path[] = "/tmp/krsi-unit-hook.XXXXXX";
+	_cleanup_free_ char *buf = NULL;
+	int fd = mkstemp(path), r;
+
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	if (write(fd, text, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -EIO;
+	}
+	r = oci_state_read(fd, max, &buf, ret_len, err);
+	close(fd);
+	return r;
+}
+
+static void test_read(void)
+{
+	struct krsi_err err = { "" };
+	size_t big = 1024 * 1024, len = 0;
+	struct oci_state s;
+	char *text = malloc(big + 1);
+	int r;
+
+	if (!text) {
+		CHECK(0, "malloc");
+		return;
+	}
+	/* 1 MiB: a valid state padded with spaces, so only the size is wrong. */
+	memset(text, ' ', big);
+	memcpy(text, "{\"id\":\"a\",\"pid\":1}", 18);
+	text[big] = 0;
+	r = read_through_file(text, big, OCI_STATE_MAX, &len, &err);
+	CHECK(r == -EMSGSIZE, "1 MiB on stdin refused: %s", err.msg);
+	CHECK_STR(err.msg, "more than 65536 bytes of input, refusing", "1 MiB: the message");
+	CHECK(oci_state_parse(text, big, &s, &err) == -EMSGSIZE,
+	      "1 MiB handed to the parser refused too");
+	r = read_through_file(text, OCI_STATE_MAX, OCI_STATE_MAX, &len, &err);
+	CHECK(r == 0 && len == OCI_STATE_MAX, "exactly 64 KiB is read (%s)", err.msg);
+	r = oci_state_parse(text, OCI_STATE_MAX, &s, &err);
+	CHECK(r == 0, "and parses (%s)", err.msg);
+	if (!r)
+		oci_state_clear(&s);
+	r = read_through_file("", 0, OCI_STATE_MAX, &len, &err);
+	CHECK(r == 0 && len == 0, "empty stdin reads as 0 bytes");
+	free(text);
+}
+
+static void test_stages(void)
+{
+	enum oci_stage st;
+
+	CHECK(oci_stage_parse("prestart", &st) == 0 && st == OCI_STAGE_PRESTART, "stage prestart");
+	CHECK(oci_stage_parse("createRuntime", &st) == 0 && st == OCI_STAGE_CREATE_RUNTIME,
+	      "stage createRuntime");
+	CHECK(oci_stage_parse("poststop", &st) == 0 && st == OCI_STAGE_POSTSTOP, "stage poststop");
+	CHECK(oci_stage_parse("auto", &st) == 0 && st == OCI_STAGE_AUTO, "stage auto");
+	CHECK(oci_stage_parse("createContainer", &st) == -EINVAL,
+	      "createContainer refused (it runs in the container's namespaces)");
+	CHECK(oci_stage_parse("Prestart", &st) == -EINVAL, "stage names are case-sensitive");
+}
+
+static int count_path(json_object *config, const char *stage)
+{
+	json_object *hooks, *a;
+	int n = 0;
+
+	if (!json_object_object_get_ex(config, "hooks", &hooks) ||
+	    !json_object_object_get_ex(hooks, stage, &a))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *p, *h = json_object_array_get_idx(a, i);
+
+		if (json_object_object_get_ex(h, "path", &p) &&
+		    !strcmp(json_object_get_string(p), OCI_HOOK_PATH))
+			n++;
+	}
+	return n;
+}
+
+static void test_inject(void)
+{
+	struct oci_inject_opts o = { 0 };
+	struct krsi_err err = { "" };
+	json_object *c, *v;
+	int r;
+
+	c = json_tokener_parse("{\"ociVersion\":\"1.0.0\",\"hooks\":{\"prestart\":"
+			       "[{\"path\":\"/bin/other\"}]}}");
+	r = oci_inject_config(c, &o, &err);
+	CHECK(r == 0 && count_path(c, "prestart") == 1 && count_path(c, "poststop") == 1,
+	      "inject adds prestart and poststop (%s)", err.msg);
+	v = json_object_array_get_idx(json_object_object_get(json_object_object_get(c, "hooks"),
+							     "prestart"), 0);
+	CHECK_STR(json_object_get_string(json_object_object_get(v, "path")), "/bin/other",
+		  "other hooks are kept, in front");
+	v = json_object_array_get_idx(json_object_object_get(json_object_object_get(c, "hooks"),
+							     "poststop"), 0);
+	CHECK_STR(json_object_to_json_string_ext(json_object_object_get(v, "args"),
+						 JSON_C_TO_STRING_PLAIN),
+		  "[\"krsi-oci-hook\",\"poststop\"]", "the poststop entry names its stage");
+	r = oci_inject_config(c, &o, &err);
+	CHECK(r == 0 && count_path(c, "prestart") == 1 && count_path(c, "poststop") == 1,
+	      "injecting twice leaves one entry per stage");
+	o.stage = "createRuntime";
+	o.profile = "audit";
+	r = oci_inject_config(c, &o, &err);
+	CHECK(r == 0 && count_path(c, "prestart") == 0 && count_path(c, "createRuntime") == 1 &&
+		      count_path(c, "poststop") == 1,
+	      "createRuntime replaces prestart");
+	CHECK_STR(json_object_get_string(json_object_object_get(
+			  json_object_object_get(c, "annotations"), "org.krsi.profile")),
+		  "audit", "--profile sets the annotation");
+	o.stage = "poststart";
+	CHECK(oci_inject_config(c, &o, &err) == -EINVAL, "stage poststart refused: %s", err.msg);
+	json_object_put(c);
+	o.stage = NULL;
+	c = json_tokener_parse("{\"hooks\":[]}");
+	CHECK(oci_inject_config(c, &o, &err) == -EINVAL, "hooks not an object: %s", err.msg);
+	json_object_put(c);
+}
+
+void test_hook(void)
+{
+	test_states();
+	test_annotations();
+	test_read();
+	test_stages();
+	test_inject();
+}

@@ -24,6 +24,7 @@
  * Exit: 0 registered / unregistered (or fail-open), 1 failure, 2 usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <string.h>
@@ -42,11 +43,27 @@ static int timeout_ms = 5000;
 static char alarm_msg[768];
 static volatile sig_atomic_t alarm_exit = 1;
 
+/* A fail-open start goes to the kernel log too: runc shows a hook's stderr only when it fails.
+ * Async-signal-safe (the alarm handler uses it). */
+static void kmsg_write(const char *line)
+{
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t n = write(fd, line, strlen(line));
+
+		(void)n;
+		close(fd);
+	}
+}
+
 static void on_alarm(int sig)
 {
 	ssize_t n = write(STDERR_FILENO, alarm_msg, strlen(alarm_msg));
 
 	(void)n;
+	if (alarm_exit == 0)
+		kmsg_write(alarm_msg);
 	_exit(alarm_exit);
 }
 
@@ -81,8 +98,12 @@ static int unavailable(const struct oci_state *s, bool fail_open, const char *fa
 		fprintf(stderr, PROG ": container %s: %s\n", s->id, msg);
 		return 1;
 	}
-	fprintf(stderr, PROG ": WARNING: container %s starts UNCONFINED, no krsi profile: %s "
-		"(fail-open by %s)\n", s->id, msg, fail_open_why);
+	char line[1024];
+
+	snprintf(line, sizeof(line), PROG ": WARNING: container %s starts UNCONFINED, no krsi "
+		 "profile: %s (fail-open by %s)\n", s->id, msg, fail_open_why);
+	fputs(line, stderr);
+	kmsg_write(line);
 	return 0;
 }
 
@@ -115,9 +136,18 @@ static int agent_call(const struct oci_state *s, json_object *req, bool fail_ope
 		return 1;
 	}
 	if (!json_object_get_boolean(ok)) {
-		json_object_object_get_ex(*ret, "error", &e);
-		fprintf(stderr, PROG ": container %s: krsid refused: %s\n", s->id,
-			e ? json_object_get_string(e) : "(no reason given)");
+		const char *msg = json_object_object_get_ex(*ret, "error", &e) &&
+						  json_object_is_type(e, json_type_string)
+					  ? json_object_get_string(e)
+					  : "(no reason given)";
+		size_t n = strlen(msg), k = strlen(" not registered");
+
+		/* poststop: what it wants (no entry) is so already, e.g. collected by the agent
+		 * after runc removed the cgroup, or never registered (fail-open). */
+		if (!strcmp(json_object_get_string(json_object_object_get(req, "op")), "unregister") &&
+		    n >= k && !strcmp(msg + n - k, " not registered"))
+			return 0;
+		fprintf(stderr, PROG ": container %s: krsid refused: %s\n", s->id, msg);
 		return 1;
 	}
 	return 0;

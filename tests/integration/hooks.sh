@@ -1,0 +1,389 @@
+#!/bin/bash
+# Guest suite for krsi-oci-hook: crun, runc (bundles wired with `krsictl oci-inject`) and podman
+# (the installed hooks.d file) register every container with krsid before its first
+# instruction, under the profile its annotation names, and unregister it when it stops.
+#
+# Profiles: h-deny denies reading /etc/secret, h-other denies reading /etc/other, h-allow
+# denies nothing the containers do. The containers share one busybox rootfs that has both
+# files.
+set -u
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/bundle.sh"
+
+HOOK=/usr/libexec/krsi/krsi-oci-hook
+CG=/sys/fs/cgroup
+work=$(mktemp -d /tmp/hooks.XXXXXX)
+P=$work/profiles
+LOG=$work/krsid.log
+EPERM='Operation not permitted'
+runtimes=(crun runc)
+
+# ---- helpers ----
+
+agent_up() {
+	for _ in $(seq 300); do
+		krsictl status >/dev/null 2>&1 && return 0
+		kill -0 "$agent_pid" 2>/dev/null || { echo "krsid exited"; tail -n 20 "$LOG"; return 1; }
+		sleep 0.1
+	done
+	echo "krsid did not answer within 30 s"; tail -n 20 "$LOG"
+	return 1
+}
+
+start_agent() {
+	krsid -p "$P" --log "$LOG" --events "$work/events.log" &
+	agent_pid=$!
+	agent_up
+}
+
+stop_agent() {
+	kill "$agent_pid" 2>/dev/null
+	wait "$agent_pid" 2>/dev/null
+	! krsictl status >/dev/null 2>&1
+}
+
+# variant NAME PROFILE CMD...: bundle $work/NAME on the shared rootfs, running CMD, wired with
+# krsictl oci-inject; PROFILE "-" leaves the annotation out (the agent's default profile).
+variant() {
+	local name=$1 profile=$2 args a
+	shift 2
+	mkdir -p "$work/$name" || return 1
+	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -s -c .) || return 1
+	jq --arg root "$work/base/rootfs" --argjson args "$args" \
+		'.root.path = $root | .process.args = $args' "$work/base/config.json" \
+		>"$work/$name/config.json" || return 1
+	if [ "$profile" = - ]; then
+		krsictl oci-inject "$work/$name"
+	else
+		krsictl oci-inject "$work/$name" --profile "$profile"
+	fi
+}
+
+# fails_with REGEX CMD...: CMD fails and its output matches REGEX.
+fails_with() {
+	local re=$1 out; shift
+	if out=$("$@" 2>&1 </dev/null); then
+		echo "expected a failure, got success: $out"
+		return 1
+	fi
+	echo "$out"
+	grep -Eq -- "$re" <<<"$out"
+}
+
+# entry CONTAINER: its registry entry as JSON, or nothing.
+entry() {
+	krsictl ps --json | jq -c --arg c "$1" '.containers[] | select(.container == $c)'
+}
+
+# registered CONTAINER PROFILE RUNTIME: CONTAINER is registered under PROFILE, with the cgroup
+# (path and id) its init process is in.
+registered() {
+	local e pid cg id
+	e=$(entry "$1")
+	pid=$("$3" state "$1" | jq -r .pid)
+	cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+	id=$(stat -c %i "$CG$cg")
+	echo "entry: ${e:-none}; pid $pid in $cg (id $id)"
+	[ -n "$e" ] && jq -e --arg p "$2" --arg cg "$cg" --argjson id "$id" \
+		'.profile == $p and .cgroup == $cg and .cgroup_id == $id' <<<"$e" >/dev/null
+}
+
+# unregistered CONTAINER: no entry for it within 6 s (poststop, or the agent's collection).
+unregistered() {
+	for _ in $(seq 60); do
+		[ -z "$(entry "$1")" ] && return 0
+		sleep 0.1
+	done
+	echo "still registered: $(entry "$1")"
+	return 1
+}
+
+# start RUNTIME BUNDLE ID: a detached container.
+start() {
+	"$1" run -d -b "$work/$2" "$3" </dev/null >"$work/$3.out" 2>&1 || { cat "$work/$3.out"; return 1; }
+}
+
+# stop RUNTIME ID: kill and delete (delete runs poststop).
+stop() {
+	"$1" kill "$2" KILL 2>/dev/null
+	for _ in $(seq 50); do
+		[ "$("$1" state "$2" 2>/dev/null | jq -r .status)" = stopped ] && break
+		sleep 0.1
+	done
+	"$1" delete -f "$2"
+}
+
+# hook_says REGEX STDIN-FILE [ARGS...]: the hook fails with exactly one line on stderr that
+# matches REGEX.
+hook_says() {
+	local re=$1 in=$2 err rc
+	shift 2
+	err=$("$HOOK" "$@" 2>&1 >/dev/null <"$in")
+	rc=$?
+	echo "exit $rc, stderr: $err"
+	[ "$rc" = 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] && grep -Eq -- "$re" <<<"$err"
+}
+
+# ---- fixtures ----
+
+mkdir -p "$P"
+cp /etc/krsi/profiles/*.json "$P/"
+echo '{ "name": "h-deny", "version": 1, "mode": "enforce", "read": ["/etc/secret"] }' >"$P/h-deny.json"
+echo '{ "name": "h-other", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-other.json"
+echo '{ "name": "h-allow", "version": 1, "mode": "enforce", "read": ["/etc/nothing-here"] }' >"$P/h-allow.json"
+
+make_bundle "$work/base" true >/dev/null
+echo s3cret >"$work/base/rootfs/etc/secret"
+echo other >"$work/base/rootfs/etc/other"
+
+check "the hook is installed and links no libbpf" sh -c "test -x $HOOK && ! ldd $HOOK | grep -q libbpf"
+check "the hooks.d file is valid JSON, schema 1.0.0, prestart and poststop" \
+	jq -e '.version == "1.0.0" and .hook.path == "'$HOOK'" and (.stages | sort) == ["poststop", "prestart"]' \
+	/usr/share/containers/oci/hooks.d/krsi.json
+check "krsid starts" start_agent
+
+variant cat-deny h-deny cat /etc/secret
+variant cat-allow h-allow cat /etc/secret
+variant cat-default - cat /etc/secret
+variant sleep-deny h-deny sleep 600
+variant sleep-other h-other sleep 600
+variant sleep-default - sleep 600
+variant echo h-allow echo STARTED
+variant echo-open h-allow echo STARTED
+bundle_edit "$work/echo-open" '.annotations["org.krsi.fail-open"] = "true"'
+variant unknown no-such-profile echo STARTED
+variant unknown-open no-such-profile echo STARTED
+bundle_edit "$work/unknown-open" '.annotations["org.krsi.fail-open"] = "true"'
+variant nopost h-deny sleep 600
+bundle_edit "$work/nopost" 'del(.hooks.poststop)'
+variant cat-deny-cr h-deny cat /etc/secret
+krsictl oci-inject "$work/cat-deny-cr" createRuntime
+check "oci-inject: createRuntime replaces prestart, one poststop" \
+	jq -e '(.hooks.prestart // [] | length) == 0 and (.hooks.createRuntime | length) == 1 and (.hooks.poststop | length) == 1' \
+	"$work/cat-deny-cr/config.json"
+
+# ---- crun and runc ----
+
+for rt in "${runtimes[@]}"; do
+	id=hk-$rt
+	check "$rt: the entrypoint's first read of a denied file fails" \
+		fails_with "can't open '/etc/secret': $EPERM" "$rt" run -b "$work/cat-deny" "$id-deny"
+	check_output "$rt: the denial is reported for the container" '"verdict":"deny"' \
+		krsictl events --container "$id-deny"
+	check "$rt: its entry is gone after it stopped" unregistered "$id-deny"
+	check_output "$rt: the same image under a permissive profile reads it" '^s3cret$' \
+		"$rt" run -b "$work/cat-allow" "$id-allow"
+	check_output "$rt: without an annotation (default profile) it reads it too" '^s3cret$' \
+		"$rt" run -b "$work/cat-default" "$id-default"
+	check "$rt: registered at createRuntime, denied on the first try" \
+		fails_with "can't open '/etc/secret': $EPERM" "$rt" run -b "$work/cat-deny-cr" "$id-cr"
+
+	# Two containers at once, each under its own profile.
+	if start "$rt" sleep-deny "$id-a" && start "$rt" sleep-other "$id-b"; then
+		check "$rt: container a is registered under h-deny, in its own cgroup" registered "$id-a" h-deny "$rt"
+		check "$rt: container b is registered under h-other, in its own cgroup" registered "$id-b" h-other "$rt"
+		check "$rt: a cannot read /etc/secret" fails_with "$EPERM" "$rt" exec "$id-a" cat /etc/secret
+		check_output "$rt: a reads /etc/other" '^other$' "$rt" exec "$id-a" cat /etc/other
+		check_output "$rt: b reads /etc/secret" '^s3cret$' "$rt" exec "$id-b" cat /etc/secret
+		check "$rt: b cannot read /etc/other" fails_with "$EPERM" "$rt" exec "$id-b" cat /etc/other
+	else
+		tap_fail "$rt: two containers with different profiles start" "$(cat "$work/$id-a.out" "$work/$id-b.out" 2>/dev/null)"
+	fi
+	stop "$rt" "$id-a" >/dev/null 2>&1
+	stop "$rt" "$id-b" >/dev/null 2>&1
+	check "$rt: a's entry is gone after kill and delete" unregistered "$id-a"
+	check "$rt: b's entry is gone after kill and delete" unregistered "$id-b"
+
+	if start "$rt" sleep-default "$id-d"; then
+		check "$rt: no annotation: registered under the agent's default profile" registered "$id-d" default "$rt"
+	else
+		tap_fail "$rt: a container under the default profile starts" "$(cat "$work/$id-d.out")"
+	fi
+	stop "$rt" "$id-d" >/dev/null 2>&1
+
+	# No poststop: the runtime removes the cgroup, the agent collects the entry.
+	if start "$rt" nopost "$id-np"; then
+		check "$rt: a container without a poststop hook is registered" registered "$id-np" h-deny "$rt"
+		stop "$rt" "$id-np" >/dev/null 2>&1
+		check "$rt: killed without poststop, its entry is collected by the agent" unregistered "$id-np"
+	else
+		tap_fail "$rt: a container without a poststop hook starts" "$(cat "$work/$id-np.out")"
+	fi
+
+	check "$rt: an unknown profile stops the container, with the agent's reason" \
+		fails_with "krsi-oci-hook: container $id-unk: krsid refused: profile no-such-profile: no such profile" \
+		"$rt" run -b "$work/unknown" "$id-unk"
+	check "$rt: fail-open does not cover an unknown profile" \
+		fails_with "krsid refused: profile no-such-profile" "$rt" run -b "$work/unknown-open" "$id-unk2"
+	"$rt" delete -f "$id-unk" >/dev/null 2>&1
+	"$rt" delete -f "$id-unk2" >/dev/null 2>&1
+done
+
+# ---- agent down ----
+
+check "krsid stops" stop_agent
+for rt in "${runtimes[@]}"; do
+	id=hk-$rt-down
+	out=$("$rt" run -b "$work/echo" "$id" 2>&1 </dev/null)
+	rc=$?
+	echo "$out" >"$work/$id.out"
+	check "$rt: agent down: the container does not start" \
+		sh -c "[ $rc != 0 ] && ! grep -q STARTED '$work/$id.out'"
+	check_output "$rt: agent down: the hook's message is in the runtime's error" \
+		"krsi-oci-hook: container $id: krsid: connect to /run/krsi/krsid.sock" cat "$work/$id.out"
+	"$rt" delete -f "$id" >/dev/null 2>&1
+	check_output "$rt: agent down, fail-open annotation: the container starts" '^STARTED$' \
+		"$rt" run -b "$work/echo-open" "$id-open"
+	check_output "$rt: fail-open is logged loudly (kernel log)" \
+		"WARNING: container $id-open starts UNCONFINED" dmesg
+done
+check "krsid restarts" start_agent
+
+# ---- the hook on bad input, run directly ----
+
+printf '' >"$work/empty"
+echo 'hello, not JSON' >"$work/notjson"
+echo '{"ociVersion":"1.0.0","id":"hk-nopid","status":"created","bundle":"/x"}' >"$work/nopid"
+echo '{"ociVersion":"1.0.0","id":"hk-strpid","status":"created","pid":"12"}' >"$work/strpid"
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+echo "{\"ociVersion\":\"1.0.0\",\"id\":\"hk-dead\",\"status\":\"created\",\"pid\":$dead}" >"$work/dead"
+head -c 1048576 /dev/zero | tr '\0' ' ' >"$work/big"
+sed -i '1s/^ /{}/' "$work/big"
+check "empty stdin: one clear line" hook_says '^krsi-oci-hook: prestart: state on stdin: empty input' "$work/empty" prestart
+check "not JSON: one clear line" hook_says '^krsi-oci-hook: prestart: state on stdin: not JSON' "$work/notjson" prestart
+check "no pid: one clear line" hook_says '^krsi-oci-hook: container hk-nopid: the state has no pid' "$work/nopid" prestart
+check "pid not a number: one clear line" \
+	hook_says '^krsi-oci-hook: createRuntime: state on stdin: container hk-strpid: field "pid": expected a process id, got "12"' \
+	"$work/strpid" createRuntime
+check "pid of a dead process: one clear line" \
+	hook_says "^krsi-oci-hook: container hk-dead: pid $dead: no such process\$" "$work/dead" prestart
+check "1 MiB of input: one clear line" \
+	hook_says '^krsi-oci-hook: prestart: state on stdin: more than 65536 bytes of input' "$work/big" prestart
+echo '{"id":"hk-root","pid":1,"status":"created"}' >"$work/root"
+if [ "$(cat /proc/1/cgroup)" = "0::/" ]; then
+	check "a process in the root cgroup is refused" hook_says 'pid 1 is in the root cgroup' "$work/root" prestart
+fi
+check_fails "and none of them was registered" sh -c "krsictl ps | grep -q '^hk-\(nopid\|strpid\|dead\|root\)'"
+
+# A krsid that accepts and never answers: the hook gives up at its deadline, fail-closed.
+mkdir -p "$CG/hk-slow"
+sleep 60 &
+slow=$!
+echo "$slow" >"$CG/hk-slow/cgroup.procs"
+echo "{\"id\":\"hk-slow\",\"pid\":$slow,\"status\":\"created\"}" >"$work/slow"
+nc -lkU "$work/slow.sock" >/dev/null 2>&1 &
+nc_pid=$!
+for _ in $(seq 50); do [ -S "$work/slow.sock" ] && break; sleep 0.1; done
+slow_hook() {
+	local t0=$SECONDS
+	hook_says "^krsi-oci-hook: container hk-slow: krsid at $work/slow.sock did not answer within 1000 ms\$" \
+		"$work/slow" prestart --socket "$work/slow.sock" --timeout 1000 || return 1
+	echo "took $((SECONDS - t0)) s"
+	[ $((SECONDS - t0)) -le 3 ]
+}
+check "a krsid that never answers: the hook fails at its deadline" slow_hook
+kill "$nc_pid" "$slow" 2>/dev/null
+wait "$nc_pid" "$slow" 2>/dev/null
+rmdir "$CG/hk-slow"
+
+# ---- 20 containers in parallel ----
+
+# parallel RUNTIME: start 20 containers at once, alternating h-deny and h-other.
+parallel() {
+	local rt=$1 i pids=() bad=0
+	for i in $(seq 20); do
+		if [ $((i % 2)) = 1 ]; then b=sleep-deny; else b=sleep-other; fi
+		start "$rt" "$b" "hk-$rt-p$i" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || { echo "hk-$rt-p$((i + 1)) did not start"; bad=1; }
+	done
+	return $bad
+}
+
+# all_right RUNTIME: each of the 20 is registered under its profile, in its cgroup, and confined
+# by it.
+all_right() {
+	local rt=$1 i p n bad=0
+	n=$(krsictl ps --json | jq --arg p "hk-$rt-p" '[.containers[] | select(.container | startswith($p))] | length')
+	echo "$n registered"
+	[ "$n" = 20 ] || bad=1
+	for i in $(seq 20); do
+		if [ $((i % 2)) = 1 ]; then p=h-deny; else p=h-other; fi
+		registered "hk-$rt-p$i" "$p" "$rt" || bad=1
+	done
+	return $bad
+}
+
+confined() {
+	local rt=$1 i f bad=0
+	for i in $(seq 20); do
+		if [ $((i % 2)) = 1 ]; then f=/etc/secret; else f=/etc/other; fi
+		if "$rt" exec "hk-$rt-p$i" cat "$f" >/dev/null 2>&1; then
+			echo "hk-$rt-p$i read $f"
+			bad=1
+		fi
+	done
+	return $bad
+}
+
+none_left() {
+	local rt=$1 n
+	for _ in $(seq 60); do
+		n=$(krsictl ps --json | jq --arg p "hk-$rt-p" '[.containers[] | select(.container | startswith($p))] | length')
+		[ "$n" = 0 ] && return 0
+		sleep 0.1
+	done
+	echo "$n still registered"
+	return 1
+}
+
+for rt in "${runtimes[@]}"; do
+	check "$rt: 20 containers start in parallel" parallel "$rt"
+	check "$rt: all 20 are registered under the right profile and cgroup" all_right "$rt"
+	check "$rt: each of the 20 is confined by its own profile" confined "$rt"
+	for i in $(seq 20); do stop "$rt" "hk-$rt-p$i" >/dev/null 2>&1 & done
+	wait
+	check "$rt: after they stopped, none of the 20 is registered" none_left "$rt"
+done
+
+# ---- podman, through the installed hooks.d file ----
+
+podman_import() {
+	tar -C "$work/base/rootfs" -c . | podman import -q - localhost/krsi-hooks-busybox >/dev/null
+}
+if check "podman: import the busybox image" podman_import; then
+	check "podman: the annotation's profile denies the first read" \
+		fails_with "can't open '/etc/secret': $EPERM" \
+		podman run --rm --annotation org.krsi.profile=h-deny localhost/krsi-hooks-busybox cat /etc/secret
+	check_output "podman: the same image under h-allow reads it" '^s3cret$' \
+		podman run --rm --annotation org.krsi.profile=h-allow localhost/krsi-hooks-busybox cat /etc/secret
+	podman_running() {
+		local cid e
+		cid=$(podman run -d --annotation org.krsi.profile=h-other localhost/krsi-hooks-busybox sleep 600) || return 1
+		echo "$cid" >"$work/podman.cid"
+		e=$(entry "$cid")
+		echo "entry: $e"
+		jq -e '.profile == "h-other" and (.cgroup | test("libpod"))' <<<"$e" >/dev/null
+	}
+	check "podman: a running container is registered under its annotation's profile" podman_running
+	check "podman: it is confined by it" fails_with "$EPERM" podman exec "$(cat "$work/podman.cid")" cat /etc/other
+	podman rm -f -t 0 "$(cat "$work/podman.cid")" >/dev/null 2>&1
+	check "podman: its entry is gone after podman rm" unregistered "$(cat "$work/podman.cid")"
+	check_output "podman: no annotation, the default profile" '^s3cret$' \
+		podman run --rm localhost/krsi-hooks-busybox cat /etc/secret
+	podman rmi -f localhost/krsi-hooks-busybox >/dev/null 2>&1
+fi
+
+# ---- clean up ----
+
+check_output "nothing of this suite is left in the registry" '^\[\]$' \
+	sh -c "krsictl ps --json | jq -c '[.containers[] | select(.container | startswith(\"hk-\"))]'"
+stop_agent
+krsid --unload >/dev/null 2>&1
+rm -rf "$work"
+tap_done

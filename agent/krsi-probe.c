@@ -9,6 +9,7 @@
  *   krsi-probe socket FAMILY TYPE     e.g. AF_PACKET SOCK_RAW
  *   krsi-probe connect ADDR PORT      UDP connect (nothing is sent)
  *   krsi-probe bind ADDR PORT         UDP bind
+ *   krsi-probe sendto ADDR PORT       one UDP datagram, no connect
  *   krsi-probe mount DIR              mount a tmpfs on DIR, then unmount it
  *   krsi-probe ptrace                 PTRACE_ATTACH to a child of the probe
  *   krsi-probe traceme                PTRACE_TRACEME in a child
@@ -191,6 +192,20 @@ int main(int argc, char **argv)
 		r = op[0] == 'c' ? connect(fd, (struct sockaddr *)&ss, len)
 				 : bind(fd, (struct sockaddr *)&ss, len);
 		r = r < 0 ? errno : 0;
+		close(fd);
+		return result(r);
+	}
+	if (!strcmp(op, "sendto") && argc == 4) {
+		int fam = sockaddr_of(argv[2], argv[3], &ss, &len);
+
+		if (fam < 0) {
+			fprintf(stderr, "krsi-probe: %s: not an address\n", argv[2]);
+			return 2;
+		}
+		fd = socket(fam, SOCK_DGRAM, 0);
+		if (fd < 0)
+			return result(errno);
+		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
 		close(fd);
 		return result(r);
 	}

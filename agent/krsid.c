@@ -100,16 +100,16 @@ __attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char buf[1024];
-	size_t n;
+	char *buf = NULL, *line, *save;
 
 	if (level == LIBBPF_DEBUG && !d.verbose)
 		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = 0;
-	logf_("libbpf: %s", buf);
+	/* Verifier logs come as one message of many lines: log each line. */
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		logf_("libbpf: %s", line);
+	free(buf);
 	return 0;
 }
 
@@ -437,7 +437,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	struct installed *ip = prof_find(profile);
 	struct registry_entry *cur;
 	json_object *rep;
-	int r;
+	int r, added;
 
 	if (!ip)
 		return proto_reply_error("profile %s: no such profile", profile);
@@ -470,8 +470,8 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		e.registered_ns = now_ns(CLOCK_REALTIME);
 	}
 	snprintf(e.profile, sizeof(e.profile), "%s", profile);
-	r = registry_add(&d.reg, &e, &err);
-	if (r < 0)
+	added = registry_add(&d.reg, &e, &err);
+	if (added < 0)
 		return proto_reply_error("%s", err.msg);
 	/* The level bit first: a cgroups entry at an unmarked level would not be seen. */
 	config_update_mask();
@@ -485,7 +485,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 					 strerror(-r));
 	}
 	log_info("container %s: %s cgroup %s (id %llu), profile %s", e.container,
-		 assign || r == 1 ? "assigned in" : "registered with", e.cgroup,
+		 assign || added == 1 ? "assigned in" : "registered with", e.cgroup,
 		 (unsigned long long)e.cgroup_id, profile);
 	rep = proto_reply_ok();
 	json_object_object_add(rep, "container", entry_json(registry_find(&d.reg, e.container)));
@@ -572,7 +572,6 @@ static json_object *op_events(struct proto_request *q, int fd, bool *ret_keep)
 			 q->container ? q->container : "");
 		d.n_subs++;
 		epoll_ctl(d.epfd, EPOLL_CTL_ADD, fd, &ev);
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 		*ret_keep = true;
 	}
 	return rep;
@@ -765,11 +764,22 @@ static void serve(int fd)
 	}
 	proto_request_clear(&q);
 reply:
-	proto_send(fd, rep);
+	r = proto_send(fd, rep);
 	json_object_put(rep);
 	json_object_put(req);
-	if (!keep)
-		close(fd);
+	if (keep && r == 0) {
+		/* A subscriber that cannot keep up is dropped, never waited for. */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		return;
+	}
+	if (keep) {
+		for (size_t i = 0; i < d.n_subs; i++)
+			if (d.subs[i].fd == fd) {
+				sub_remove(i);
+				return;
+			}
+	}
+	close(fd);
 }
 
 /* ---- start-up ---- */
@@ -980,6 +990,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	{
+		struct krsi_err cerr;
+		int fd = proto_connect(d.socket_path, 1000, &cerr);
+
+		if (fd >= 0) {
+			close(fd);
+			log_info("refusing to start: another krsid answers on %s", d.socket_path);
+			return 1;
+		}
+	}
 	r = bpfobj_open(&d.obj, reset, d.verbose, &err);
 	if (r < 0) {
 		log_info("%s", err.msg);

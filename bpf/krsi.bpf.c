@@ -130,6 +130,8 @@ struct ctx {
 static __always_inline bool policy_get(struct ctx *c)
 {
 	struct task_struct *task;
+	struct krsi_cgroup *cg;
+	struct krsi_policy *pol;
 	__u32 zero = 0, *profile_id;
 	__u64 mask;
 	int level;
@@ -156,13 +158,15 @@ static __always_inline bool policy_get(struct ctx *c)
 		if (!(mask & (1ULL << l)))
 			continue;
 		id = bpf_get_current_ancestor_cgroup_id(l);
-		c->cg = bpf_map_lookup_elem(&cgroups, &id);
-		if (!c->cg)
+		cg = bpf_map_lookup_elem(&cgroups, &id);
+		if (!cg)
 			continue;
-		profile_id = &c->cg->profile_id;
-		c->pol = bpf_map_lookup_elem(&profiles, profile_id);
-		if (!c->pol)
+		profile_id = &cg->profile_id;
+		pol = bpf_map_lookup_elem(&profiles, profile_id);
+		if (!pol)
 			return false; /* a registration without a profile: the agent's bug, allow */
+		c->cg = cg;
+		c->pol = pol;
 		c->cgid = id;
 		return true;
 	}
@@ -368,15 +372,17 @@ int BPF_PROG(socket_create, int family, int type, int protocol, int kern, int re
 	struct krsi_event_net net = {};
 	struct report r = { .hook = KRSI_HOOK_SOCKET, .net = &net };
 	struct ctx c;
-	int t = type & 0xf; /* without SOCK_NONBLOCK, SOCK_CLOEXEC */
+	__u32 t = type & 0xf; /* without SOCK_NONBLOCK, SOCK_CLOEXEC */
+	__u32 fam = (__u32)family;
 
 	if (ret)
 		return ret;
-	if (kern || family < 0 || family >= KRSI_AF_MAX)
+	if (kern || fam >= KRSI_AF_MAX)
 		return 0;
 	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_SOCKET)))
 		return 0;
-	if (!(c.pol->families & (1ULL << family)) && !(c.pol->types[family] & (1u << t)))
+	fam &= KRSI_AF_MAX - 1; /* for the verifier: the compiler may drop the bound above */
+	if (!(c.pol->families & (1ULL << fam)) && !(c.pol->types[fam] & (1u << t)))
 		return 0;
 	net.family = family;
 	net.type = t;
@@ -461,6 +467,20 @@ int BPF_PROG(socket_bind, struct socket *sock, struct sockaddr *address, int add
 	if (ret)
 		return ret;
 	return net_check(address, addrlen, KRSI_NET_BIND, KRSI_HOOK_BIND);
+}
+
+/* sendto()/sendmsg() with a destination: an unconnected UDP socket must not bypass connect rules. */
+SEC("lsm/socket_sendmsg")
+int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, int ret)
+{
+	void *name;
+
+	if (ret)
+		return ret;
+	name = msg->msg_name;
+	if (!name)
+		return 0;
+	return net_check(name, msg->msg_namelen, KRSI_NET_CONNECT, KRSI_HOOK_CONNECT);
 }
 
 SEC("lsm/sb_mount")

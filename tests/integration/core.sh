@@ -191,6 +191,7 @@ kinds=(
 	"connect, IPv4 prefix|connect 127.0.1.7 1234|ok|connect|\"address\":\"127.0.1.7\""
 	"connect, IPv6|connect ::1 9|ok|connect|\"address\":\"::1\""
 	"connect, IPv4-mapped IPv6|connect ::ffff:127.0.1.9 99|ok|connect|\"address\":\"127.0.1.9\""
+	"sendto, unconnected UDP|sendto 127.0.1.33 53|ok|connect|\"address\":\"127.0.1.33\""
 	"bind|bind 127.0.0.3 0|ok|bind|\"address\":\"127.0.0.3\""
 	"mount|mount $K/mnt|ok|mount|\"fstype\":\"tmpfs\""
 	"ptrace attach|ptrace|ok|ptrace|\"target_pid\""

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # OCI bundles for the guest suites, generated at test time from busybox-static: a rootfs with
 # /bin/busybox and a symlink per applet, and `crun spec`'s config.json with the command set.
 # Source it (bash); installed as /usr/lib/krsi/tests/lib/bundle.sh.

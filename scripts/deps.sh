@@ -9,7 +9,7 @@ pkgs=(
 	# BPF objects and the agent
 	clang llvm libbpf-dev bpftool libjson-c-dev libcgroup-dev pkg-config
 	# guest image and runner
-	qemu-system-x86 qemu-utils debootstrap e2fsprogs
+	qemu-system-x86 qemu-utils debootstrap debian-archive-keyring e2fsprogs
 	# tests and scripts
 	jq python3 python3-ply python3-git
 )

@@ -76,16 +76,19 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 	if (r < 0)
 		return r;
 	json_object_array_add(a, hook_entry(path, "poststop"));
-	if (o->profile) {
-		if (!json_object_object_get_ex(config, "annotations", &ann) ||
-		    json_object_is_type(ann, json_type_null)) {
-			ann = json_object_new_object();
-			json_object_object_add(config, "annotations", ann);
-		}
-		if (!json_object_is_type(ann, json_type_object))
-			return err_set(err, -EINVAL, "\"annotations\": expected an object");
-		json_object_object_add(ann, "org.krsi.profile", json_object_new_string(o->profile));
+	if (!json_object_object_get_ex(config, "annotations", &ann) ||
+	    json_object_is_type(ann, json_type_null)) {
+		ann = json_object_new_object();
+		json_object_object_add(config, "annotations", ann);
 	}
+	if (!json_object_is_type(ann, json_type_object))
+		return err_set(err, -EINVAL, "\"annotations\": expected an object");
+	if (o->profile)
+		json_object_object_add(ann, "org.krsi.profile", json_object_new_string(o->profile));
+	/* crun sends a hook's stderr nowhere unless told: without this, "krsid is not running"
+	 * would not appear in crun's error. (runc ignores it and shows a failing hook's stderr.) */
+	if (!json_object_object_get_ex(ann, "run.oci.hooks.stderr", NULL))
+		json_object_object_add(ann, "run.oci.hooks.stderr", json_object_new_string("/dev/stderr"));
 	return 0;
 }
 

@@ -57,12 +57,34 @@ static void kmsg_write(const char *line)
 	}
 }
 
+/* At prestart/createRuntime a failure refuses a container: crun and podman show a hook's
+ * stderr nowhere unless configured (run.oci.hooks.stderr), so it goes to the kernel log too. */
+static bool kmsg_failures;
+
+/* The one line a failure prints. Returns 1, the exit status. */
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	n = snprintf(line, sizeof(line), PROG ": ");
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n - 1, fmt, ap);
+	va_end(ap);
+	strcat(line, "\n");
+	fputs(line, stderr);
+	if (kmsg_failures)
+		kmsg_write(line);
+	return 1;
+}
+
 static void on_alarm(int sig)
 {
 	ssize_t n = write(STDERR_FILENO, alarm_msg, strlen(alarm_msg));
 
 	(void)n;
-	if (alarm_exit == 0)
+	if (alarm_exit == 0 || kmsg_failures)
 		kmsg_write(alarm_msg);
 	_exit(alarm_exit);
 }
@@ -95,8 +117,7 @@ static int unavailable(const struct oci_state *s, bool fail_open, const char *fa
 		       const char *msg)
 {
 	if (!fail_open) {
-		fprintf(stderr, PROG ": container %s: %s\n", s->id, msg);
-		return 1;
+		return fail("container %s: %s", s->id, msg);
 	}
 	char line[1024];
 
@@ -131,9 +152,8 @@ static int agent_call(const struct oci_state *s, json_object *req, bool fail_ope
 	}
 	if (!json_object_object_get_ex(*ret, "ok", &ok) ||
 	    !json_object_is_type(ok, json_type_boolean)) {
-		fprintf(stderr, PROG ": container %s: krsid's reply has no \"ok\": %.200s\n", s->id,
+		return fail("container %s: krsid's reply has no \"ok\": %.200s", s->id,
 			json_object_to_json_string_ext(*ret, JSON_C_TO_STRING_PLAIN));
-		return 1;
 	}
 	if (!json_object_get_boolean(ok)) {
 		const char *msg = json_object_object_get_ex(*ret, "error", &e) &&
@@ -147,8 +167,7 @@ static int agent_call(const struct oci_state *s, json_object *req, bool fail_ope
 		if (!strcmp(json_object_get_string(json_object_object_get(req, "op")), "unregister") &&
 		    n >= k && !strcmp(msg + n - k, " not registered"))
 			return 0;
-		fprintf(stderr, PROG ": container %s: krsid refused: %s\n", s->id, msg);
-		return 1;
+		return fail("container %s: krsid refused: %s", s->id, msg);
 	}
 	return 0;
 }
@@ -162,46 +181,38 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 	int r;
 
 	if (s->pid <= 0) {
-		fprintf(stderr, PROG ": container %s: the state has no pid: cannot find its cgroup\n",
+		return fail("container %s: the state has no pid: cannot find its cgroup",
 			s->id);
-		return 1;
 	}
 	if (kill(s->pid, 0) < 0 && errno == ESRCH) {
-		fprintf(stderr, PROG ": container %s: pid %lld: no such process\n", s->id,
+		return fail("container %s: pid %lld: no such process", s->id,
 			(long long)s->pid);
-		return 1;
 	}
 	r = cgroup_of_pid(s->pid, cgroup, sizeof(cgroup));
 	if (r == -ENOENT && kill(s->pid, 0) < 0 && errno == ESRCH) {
-		fprintf(stderr, PROG ": container %s: pid %lld: no such process\n", s->id,
+		return fail("container %s: pid %lld: no such process", s->id,
 			(long long)s->pid);
-		return 1;
 	}
 	if (r == -ENOENT) {
-		fprintf(stderr, PROG ": container %s: pid %lld: its cgroup has been removed\n", s->id,
+		return fail("container %s: pid %lld: its cgroup has been removed", s->id,
 			(long long)s->pid);
-		return 1;
 	}
 	if (r == -ENODATA) {
-		fprintf(stderr, PROG ": container %s: pid %lld: no cgroup v2 entry (0::) in "
-			"/proc/%lld/cgroup\n", s->id, (long long)s->pid, (long long)s->pid);
-		return 1;
+		return fail("container %s: pid %lld: no cgroup v2 entry (0::) in "
+			"/proc/%lld/cgroup", s->id, (long long)s->pid, (long long)s->pid);
 	}
 	if (r < 0) {
-		fprintf(stderr, PROG ": container %s: pid %lld: reading /proc/%lld/cgroup: %s\n",
+		return fail("container %s: pid %lld: reading /proc/%lld/cgroup: %s",
 			s->id, (long long)s->pid, (long long)s->pid, strerror(-r));
-		return 1;
 	}
 	if (!strcmp(cgroup, "/")) {
-		fprintf(stderr, PROG ": container %s: pid %lld is in the root cgroup: the runtime "
-			"gave the container no cgroup of its own\n", s->id, (long long)s->pid);
-		return 1;
+		return fail("container %s: pid %lld is in the root cgroup: the runtime "
+			"gave the container no cgroup of its own", s->id, (long long)s->pid);
 	}
 	r = cgroup_id(cgroup, &id);
 	if (r < 0) {
-		fprintf(stderr, PROG ": container %s: pid %lld: cgroup %s: %s\n", s->id,
+		return fail("container %s: pid %lld: cgroup %s: %s", s->id,
 			(long long)s->pid, cgroup, strerror(-r));
-		return 1;
 	}
 
 	req = proto_request_new(PROTO_REGISTER);
@@ -215,9 +226,8 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 	/* The agent resolved the path itself: it must be the cgroup this pid is in. */
 	if (!json_object_object_get_ex(rep, "container", &c) ||
 	    !json_object_object_get_ex(c, "cgroup_id", &v) || json_object_get_uint64(v) != id) {
-		fprintf(stderr, PROG ": container %s: krsid registered cgroup %s under another id "
-			"than %llu (was it replaced?)\n", s->id, cgroup, (unsigned long long)id);
-		return 1;
+		return fail("container %s: krsid registered cgroup %s under another id "
+			"than %llu (was it replaced?)", s->id, cgroup, (unsigned long long)id);
 	}
 	return 0;
 }
@@ -289,6 +299,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* Under "auto" a bad state is more likely a prestart than a poststop. */
+	kmsg_failures = stage != OCI_STAGE_POSTSTOP;
 	/* One deadline for the whole run: a hook must never hang its runtime. */
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -302,11 +314,11 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = oci_state_parse(buf, len, &s, &err);
 	if (r < 0) {
-		fprintf(stderr, PROG ": %s: state on stdin: %s\n", oci_stage_name(stage), err.msg);
-		return 1;
+		return fail("%s: state on stdin: %s", oci_stage_name(stage), err.msg);
 	}
 	if (stage == OCI_STAGE_AUTO)
 		stage = oci_state_stage(&s);
+	kmsg_failures = stage != OCI_STAGE_POSTSTOP;
 	if (fail_open)
 		why = "--fail-open in the hook entry";
 	else if (s.fail_open)

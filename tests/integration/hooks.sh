@@ -106,9 +106,11 @@ start() {
 
 # stop RUNTIME ID: kill and delete (delete runs poststop).
 stop() {
+	local st
 	"$1" kill "$2" KILL 2>/dev/null
 	for _ in $(seq 50); do
-		[ "$("$1" state "$2" 2>/dev/null | jq -r .status)" = stopped ] && break
+		st=$("$1" state "$2" 2>/dev/null) || break # no such container
+		[ "$(jq -r .status <<<"$st")" = stopped ] && break
 		sleep 0.1
 	done
 	"$1" delete -f "$2"
@@ -144,6 +146,9 @@ check "the hooks.d file is valid JSON, schema 1.0.0, prestart and poststop" \
 check "krsid starts" start_agent
 
 variant cat-deny h-deny cat /etc/secret
+# A hook entry with "env": [] runs with an empty environment (runc and crun alike); without
+# "env", runc and crun pass their own.
+bundle_edit "$work/cat-deny" '.hooks.prestart[0].env = [] | .hooks.poststop[0].env = []'
 variant cat-allow h-allow cat /etc/secret
 variant cat-default - cat /etc/secret
 variant sleep-deny h-deny sleep 600
@@ -167,7 +172,7 @@ check "oci-inject: createRuntime replaces prestart, one poststop" \
 
 for rt in "${runtimes[@]}"; do
 	id=hk-$rt
-	check "$rt: the entrypoint's first read of a denied file fails" \
+	check "$rt: the entrypoint's first read of a denied file fails (hook with an empty env)" \
 		fails_with "can't open '/etc/secret': $EPERM" "$rt" run -b "$work/cat-deny" "$id-deny"
 	check_output "$rt: the denial is reported for the container" '"verdict":"deny"' \
 		krsictl events --container "$id-deny"
@@ -274,8 +279,11 @@ sleep 60 &
 slow=$!
 echo "$slow" >"$CG/hk-slow/cgroup.procs"
 echo "{\"id\":\"hk-slow\",\"pid\":$slow,\"status\":\"created\"}" >"$work/slow"
-nc -lkU "$work/slow.sock" >/dev/null 2>&1 &
+# nc's stdin is a FIFO that this shell holds open: nc accepts, reads, and never answers.
+mkfifo "$work/hold"
+nc -lU "$work/slow.sock" <"$work/hold" >/dev/null 2>&1 &
 nc_pid=$!
+exec 7>"$work/hold"
 for _ in $(seq 50); do [ -S "$work/slow.sock" ] && break; sleep 0.1; done
 slow_hook() {
 	local t0=$SECONDS
@@ -285,6 +293,7 @@ slow_hook() {
 	[ $((SECONDS - t0)) -le 3 ]
 }
 check "a krsid that never answers: the hook fails at its deadline" slow_hook
+exec 7>&-
 kill "$nc_pid" "$slow" 2>/dev/null
 wait "$nc_pid" "$slow" 2>/dev/null
 rmdir "$CG/hk-slow"
@@ -323,10 +332,10 @@ confined() {
 	local rt=$1 i f bad=0
 	for i in $(seq 20); do
 		if [ $((i % 2)) = 1 ]; then f=/etc/secret; else f=/etc/other; fi
-		if "$rt" exec "hk-$rt-p$i" cat "$f" >/dev/null 2>&1; then
-			echo "hk-$rt-p$i read $f"
+		fails_with "$EPERM" "$rt" exec "hk-$rt-p$i" cat "$f" >/dev/null || {
+			echo "hk-$rt-p$i: reading $f did not fail with EPERM"
 			bad=1
-		fi
+		}
 	done
 	return $bad
 }

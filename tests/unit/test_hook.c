@@ -260,6 +260,9 @@ static void test_inject(void)
 	CHECK_STR(json_object_get_string(json_object_object_get(
 			  json_object_object_get(c, "annotations"), "org.krsi.profile")),
 		  "audit", "--profile sets the annotation");
+	CHECK_STR(json_object_get_string(json_object_object_get(
+			  json_object_object_get(c, "annotations"), "run.oci.hooks.stderr")),
+		  "/dev/stderr", "crun is told to show the hook's stderr");
 	o.stage = "poststart";
 	CHECK(oci_inject_config(c, &o, &err) == -EINVAL, "stage poststart refused: %s", err.msg);
 	json_object_put(c);

@@ -11,7 +11,7 @@ RESULTS := $(BUILD)/results
 GUEST := $(BUILD)/guest
 
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
-GUEST_SUITES ?= smoke kernel
+GUEST_SUITES ?= smoke kernel core
 
 .PHONY: all deps kernel kernel-patches image stage unit install vm-selftest guest-check check demo clean clean-cache help
 

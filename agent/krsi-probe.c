@@ -6,7 +6,7 @@
  *
  *   krsi-probe exec PATH [ARG...]     execve (on success the program replaces the probe)
  *   krsi-probe read PATH | write PATH open for reading / writing
- *   krsi-probe socket FAMILY TYPE     e.g. AF_PACKET SOCK_RAW
+ *   krsi-probe socket FAMILY TYPE [PROTO]  e.g. AF_PACKET SOCK_RAW, AF_INET SOCK_RAW 1
  *   krsi-probe connect ADDR PORT      UDP connect (nothing is sent)
  *   krsi-probe bind ADDR PORT         UDP bind
  *   krsi-probe sendto ADDR PORT       one UDP datagram, no connect
@@ -21,7 +21,8 @@
  *   krsi-probe wx-mmap                mmap anonymous memory PROT_WRITE|PROT_EXEC
  *   krsi-probe chown PATH             chown to uid 4242 (CAP_CHOWN)
  *   krsi-probe sethostname            set the hostname to itself (CAP_SYS_ADMIN)
- *   krsi-probe read-loop PATH SECONDS open PATH in a loop; print "ok=N EPERM=N other=N"
+ *   krsi-probe read-loop PATH SECONDS open PATH in a loop until SIGTERM or SECONDS pass;
+ *                                     print "ok=N EPERM=N other=N"
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -123,6 +124,13 @@ static int in_child(int (*fn)(void))
 	return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
 }
 
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	stop = 1;
+}
+
 static int do_userns(void)
 {
 	return unshare(CLONE_NEWUSER) < 0 ? errno : 0;
@@ -156,7 +164,8 @@ int main(int argc, char **argv)
 		time_t end = time(NULL) + atoi(argv[3]);
 		long ok = 0, eperm = 0, other = 0;
 
-		while (time(NULL) < end) {
+		signal(SIGTERM, on_term);
+		while (!stop && time(NULL) < end) {
 			for (int i = 0; i < 100; i++) {
 				fd = open(argv[2], O_RDONLY);
 				if (fd >= 0) {
@@ -172,8 +181,8 @@ int main(int argc, char **argv)
 		printf("ok=%ld EPERM=%ld other=%ld\n", ok, eperm, other);
 		return 0;
 	}
-	if (!strcmp(op, "socket") && argc == 4) {
-		fd = socket(num(argv[2]), num(argv[3]), 0);
+	if (!strcmp(op, "socket") && (argc == 4 || argc == 5)) {
+		fd = socket(num(argv[2]), num(argv[3]), argc == 5 ? atoi(argv[4]) : 0);
 		if (fd < 0)
 			return result(errno);
 		close(fd);

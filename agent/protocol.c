@@ -361,8 +361,16 @@ int proto_call(const char *path, json_object *req, int timeout_ms, json_object *
 	if (fd < 0)
 		return fd;
 	r = proto_send(fd, req);
-	if (r < 0)
+	if (r < 0) {
+		/* The agent may have answered and closed before reading (a refused peer): its
+		 * reply is still queued for us. */
+		struct krsi_err rerr;
+
+		if ((r == -EPIPE || r == -ECONNRESET) &&
+		    proto_recv(fd, PROTO_REPLY_MAX, ret_reply, &rerr) == 0)
+			return 0;
 		return err_set(err, r, "send to %s: %s", path, strerror(-r));
+	}
 	shutdown(fd, SHUT_WR);
 	return proto_recv(fd, PROTO_REPLY_MAX, ret_reply, err);
 }

@@ -24,11 +24,20 @@ header "What krsi builds on: cgroup v2, the BPF file system, securityfs"
 show findmnt -n -o TARGET,FSTYPE -t cgroup2,bpf,securityfs
 show cat /sys/fs/cgroup/cgroup.subtree_control
 
-header "A container: crun runs busybox in its own namespaces and cgroup"
+header "A container: crun runs busybox in namespaces of its own"
 work=$(mktemp -d /tmp/demo.XXXXXX)
-make_bundle "$work/box" sh -c 'echo "hello from a container: hostname $(hostname), pid $$, cgroup $(cat /proc/self/cgroup)"; id'
-echo "bundle: $work/box (busybox rootfs + config.json from crun spec)"
-show crun run -b "$work/box" demo-box
+make_bundle "$work/hello" sh -c 'echo "hello from inside: hostname $(hostname), pid $$"; id'
+echo "bundle: $work/hello (a busybox rootfs, config.json from crun spec)"
+show crun run -b "$work/hello" demo-hello
+
+header "Its cgroup: what krsi keys a container's policy on"
+make_bundle "$work/sleeper" sleep 600
+show crun run -d -b "$work/sleeper" demo-box
+pid=$(crun state demo-box | jq -r .pid)
+show cat "/proc/$pid/cgroup"
+cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+echo "cgroup ID (the inode number of /sys/fs/cgroup$cg): $(stat -c %i "/sys/fs/cgroup$cg")"
+show crun delete -f demo-box
 rm -rf "$work"
 
 header "Done"

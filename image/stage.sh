@@ -33,7 +33,9 @@ fi
 install -m 0755 "$top/image/demo.sh" "$lib/demo.sh"
 
 # Does the Makefile have an `install` target? Ask make's database, without running anything.
-if make -C "$top" -pRrq -- .krsi-stage-probe 2>/dev/null | grep -q '^install:'; then
+# (make -q exits non-zero here: the probe target does not exist.)
+db=$(make -C "$top" -pRrq -- .krsi-stage-probe 2>/dev/null || true)
+if grep -q '^install:' <<<"$db"; then
 	make --no-print-directory -C "$top" install DESTDIR="$dest" ||
 		die "make install DESTDIR=$dest failed"
 fi

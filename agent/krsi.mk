@@ -47,12 +47,14 @@ $(BUILD)/krsi-probe: agent/krsi-probe.c | $(BUILD)/obj
 $(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ)
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) -ljson-c
 
-# Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel).
+# Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel): the
+# cached vmlinux.btf when bpftool can read it, else the vmlinux of the kernel build tree.
 vmlinux-h:
-	@d=$$(scripts/kernel-build.sh --print-dir); test -f "$$d/vmlinux.btf" || \
-		{ echo "no $$d/vmlinux.btf: run make kernel first" >&2; exit 1; }; \
-	$(BPFTOOL) btf dump file "$$d/vmlinux.btf" format c > bpf/vmlinux.h.tmp && \
-	mv bpf/vmlinux.h.tmp bpf/vmlinux.h && echo "bpf/vmlinux.h from $$d/vmlinux.btf"
+	@d=$$(scripts/kernel-build.sh --print-dir); src=$$d/vmlinux.btf; \
+	$(BPFTOOL) btf dump file "$$src" format c >/dev/null 2>&1 || src=$(KRSI_CACHE)/kernel/build/vmlinux; \
+	test -f "$$src" || { echo "no BTF of the krsi kernel: run make kernel first" >&2; exit 1; }; \
+	$(BPFTOOL) btf dump file "$$src" format c > bpf/vmlinux.h.tmp && \
+	mv bpf/vmlinux.h.tmp bpf/vmlinux.h && echo "bpf/vmlinux.h from $$src"
 
 PREFIX ?= /usr
 krsi-install: $(KRSI_ALL)

@@ -237,6 +237,25 @@ check "a confined task gets no fd to krsi's pinned maps" \
 	probe_says EPERM kc-oth bpf-get /sys/fs/bpf/krsi/maps/cgroups
 check "the host still opens krsi's pinned maps" probe_says ok "" bpf-get /sys/fs/bpf/krsi/maps/cgroups
 
+# ---- event subscribers ----
+krsictl events --follow --container c-enf >"$work/follow.out" 2>&1 &
+follow_pid=$!
+sleep 1
+probe_says EPERM kc-enf read $K/rdir/file >/dev/null
+followed() {
+	for _ in $(seq 50); do
+		grep -qF "\"path\":\"$K/rdir/file\"" "$work/follow.out" && return 0
+		sleep 0.1
+	done
+	cat "$work/follow.out"
+	return 1
+}
+check "krsictl events --follow streams a new denial" followed
+check "a follower of c-enf sees no other container's events" \
+	sh -c "! grep -v '\"container\":\"c-enf\"' '$work/follow.out' | grep -q hook"
+kill "$follow_pid" 2>/dev/null
+wait "$follow_pid" 2>/dev/null
+
 # ---- sub-cgroups ----
 check "a sub-cgroup of kc-enf is confined" probe_says EPERM kc-enf/sub read $K/secret
 check "a sub-sub-cgroup of kc-enf is confined" probe_says EPERM kc-enf/sub/deeper exec $K/denied-exec ok

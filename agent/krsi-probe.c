@@ -21,6 +21,7 @@
  *   krsi-probe wx-mmap                mmap anonymous memory PROT_WRITE|PROT_EXEC
  *   krsi-probe chown PATH             chown to uid 4242 (CAP_CHOWN)
  *   krsi-probe sethostname            set the hostname to itself (CAP_SYS_ADMIN)
+ *   krsi-probe wait FILE OP [ARG...]  wait until FILE exists, then OP in this process
  *   krsi-probe read-loop PATH SECONDS open PATH in a loop until SIGTERM or SECONDS pass;
  *                                     print "ok=N EPERM=N other=N"
  */
@@ -143,12 +144,21 @@ static int do_traceme(void)
 
 int main(int argc, char **argv)
 {
-	const char *op = argc > 1 ? argv[1] : "";
+	const char *op;
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, r;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	/* "wait FILE OP...": a process that is already running when its cgroup is registered,
+	 * like a container runtime's init, then acts without an execve. */
+	if (argc > 3 && !strcmp(argv[1], "wait")) {
+		while (access(argv[2], F_OK) < 0)
+			usleep(20000);
+		argv += 2;
+		argc -= 2;
+	}
+	op = argc > 1 ? argv[1] : "";
 	if (!strcmp(op, "exec") && argc >= 3) {
 		execv(argv[2], argv + 2);
 		return result(errno);

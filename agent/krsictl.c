@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"  profile reload                          reload the profile directory, all or nothing\n"
 		"  assign PROFILE CONTAINER                change a container's profile\n"
 		"  register CONTAINER (--cgroup PATH | --cgroup-id ID | --pid PID) [--profile NAME]\n"
+		"           [--until-exec]                 only exec rules until the first execve\n"
 		"  unregister CONTAINER\n"
 		"  events [--follow] [--container ID]      recent events, then new ones with --follow\n"
 		"exit codes: 0 done, 1 refused by the agent, 2 usage, 3 agent unreachable,\n"
@@ -247,7 +248,7 @@ static int cmd_events(bool follow, const char *container)
 
 static const char *container, *cgroup, *profile;
 static uint64_t cgroup_id, pid;
-static bool follow, has_id, has_pid;
+static bool follow, has_id, has_pid, until_exec;
 
 /* One option; returns an exit code to stop with, or -1 to go on. */
 static int parse_opt(int c)
@@ -294,6 +295,9 @@ static int parse_opt(int c)
 	case 'p':
 		profile = optarg;
 		break;
+	case 'X':
+		until_exec = true;
+		break;
 	case 'h':
 		usage(stdout);
 		return EXIT_OK;
@@ -316,6 +320,7 @@ int main(int argc, char **argv)
 		{ "cgroup-id", required_argument, NULL, 'i' },
 		{ "pid", required_argument, NULL, 'P' },
 		{ "profile", required_argument, NULL, 'p' },
+		{ "until-exec", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -395,6 +400,8 @@ int main(int argc, char **argv)
 			json_object_object_add(req, "cgroup_id", json_object_new_uint64(cgroup_id));
 		if (has_pid)
 			json_object_object_add(req, "pid", json_object_new_int64(pid));
+		if (until_exec)
+			json_object_object_add(req, "until_exec", json_object_new_boolean(1));
 		r = call(req, &rep);
 		if (!r && opt_json)
 			print_json(rep);

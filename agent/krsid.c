@@ -355,10 +355,10 @@ static int config_update_mask(void)
 	return bpf_map_update_elem(d.obj.maps.config, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
 }
 
-static int reg_write(const struct registry_entry *e, uint32_t profile_id)
+static int reg_write(const struct registry_entry *e, uint32_t profile_id, bool until_exec)
 {
 	struct krsi_registry_entry re = { 0 };
-	struct krsi_cgroup cg = { 0 };
+	struct krsi_cgroup cg = { .flags = until_exec ? 0 : KRSI_CG_ARMED };
 
 	snprintf(re.container, sizeof(re.container), "%s", e->container);
 	snprintf(re.profile, sizeof(re.profile), "%s", e->profile);
@@ -426,6 +426,7 @@ static json_object *entry_json(const struct registry_entry *e)
 		json_object_object_add(o, "version", json_object_new_uint64(ip->version));
 	json_object_object_add(o, "denied", json_object_new_uint64(cg.denied));
 	json_object_object_add(o, "audited", json_object_new_uint64(cg.audited));
+	json_object_object_add(o, "armed", json_object_new_boolean(cg.flags & KRSI_CG_ARMED));
 	return o;
 }
 
@@ -475,7 +476,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		return proto_reply_error("%s", err.msg);
 	/* The level bit first: a cgroups entry at an unmarked level would not be seen. */
 	config_update_mask();
-	r = reg_write(&e, ip->id);
+	r = reg_write(&e, ip->id, !assign && q->until_exec);
 	if (r < 0) {
 		registry_remove(&d.reg, e.container);
 		config_update_mask();

@@ -23,7 +23,7 @@ struct pfield {
 
 static const struct opdef {
 	const char *name;
-	struct pfield f[5];
+	struct pfield f[6];
 } ops[PROTO_OP_COUNT] = {
 	[PROTO_STATUS] = { "status" },
 	[PROTO_PS] = { "ps" },
@@ -36,7 +36,9 @@ static const struct opdef {
 			       { "cgroup_id", T_U64, false, offsetof(struct proto_request, cgroup_id),
 				 offsetof(struct proto_request, has_cgroup_id) },
 			       { "pid", T_INT, false, offsetof(struct proto_request, pid),
-				 offsetof(struct proto_request, has_pid) } } },
+				 offsetof(struct proto_request, has_pid) },
+			       { "until_exec", T_BOOL, false,
+				 offsetof(struct proto_request, until_exec) } } },
 	[PROTO_UNREGISTER] = { "unregister", { S("container", container, true) } },
 	[PROTO_ASSIGN] = { "assign",
 			   { S("container", container, true), S("profile", profile, true) } },

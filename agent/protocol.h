@@ -13,8 +13,10 @@
  *   profile_list  -                                         profiles: [...]
  *   profile_show  name                                      profile: {...}
  *   reload        -                                         changed: [...], unchanged: [...]
- *   register      container, profile?, one of cgroup (path), cgroup_id, pid
+ *   register      container, profile?, one of cgroup (path), cgroup_id, pid, until_exec?
  *                                                           container: entry
+ *                 until_exec: only exec rules apply until the cgroup's first execve (the
+ *                 OCI hook's registrations, made while the runtime still sets up)
  *   unregister    container                                 -
  *   assign        container, profile                        container: entry
  *   events        follow?, container?                       events: [...], then lines when follow
@@ -56,7 +58,7 @@ struct proto_request {
 	const char *name;
 	uint64_t cgroup_id;
 	int64_t pid;
-	bool has_cgroup_id, has_pid, follow;
+	bool has_cgroup_id, has_pid, follow, until_exec;
 	json_object *doc;
 };
 

@@ -126,8 +126,12 @@ struct ctx {
 	__u64 cgid; /* the registered cgroup */
 };
 
-/* Find the policy of the current task's nearest registered cgroup; false = not confined. */
-static __always_inline bool policy_get(struct ctx *c)
+/*
+ * Find the policy of the current task's nearest registered cgroup; false = not confined, or
+ * registered but not armed yet (the runtime still setting the container up) unless ARM: the
+ * exec hook arms it.
+ */
+static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 {
 	struct task_struct *task;
 	struct krsi_cgroup *cg;
@@ -165,12 +169,22 @@ static __always_inline bool policy_get(struct ctx *c)
 		pol = bpf_map_lookup_elem(&profiles, profile_id);
 		if (!pol)
 			return false; /* a registration without a profile: the agent's bug, allow */
+		if (!(cg->flags & KRSI_CG_ARMED)) {
+			if (!arm)
+				return false;
+			cg->flags |= KRSI_CG_ARMED; /* racing CPUs set the same bit */
+		}
 		c->cg = cg;
 		c->pol = pol;
 		c->cgid = id;
 		return true;
 	}
 	return false;
+}
+
+static __always_inline bool policy_get(struct ctx *c)
+{
+	return policy_get_arm(c, false);
 }
 
 static __always_inline __u64 hash_str(const char *s)
@@ -324,7 +338,7 @@ int BPF_PROG(bprm_check_security, struct linux_binprm *bprm, int ret)
 
 	if (ret)
 		return ret;
-	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
+	if (!policy_get_arm(&c, true) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
 		return 0;
 	/* bprm->file is the binary being run: after symlinks, whatever argv[0] says. */
 	k = path_resolve(&bprm->file->f_path);

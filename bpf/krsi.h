@@ -124,10 +124,18 @@ struct krsi_policy {
 	char name[KRSI_NAME_MAX];
 };
 
+/*
+ * krsi_cgroup.flags. A registration made by the OCI hook (before the runtime has finished
+ * setting the container up: masked paths are mounted, pivot_root, capabilities dropped) starts
+ * unarmed: only exec rules apply, and the first execve in the cgroup, the container's first
+ * instruction, arms it. Every other registration is armed from the start.
+ */
+#define KRSI_CG_ARMED 0x1
+
 /* Value of the cgroups map, keyed by cgroup id: what the programs need, and the counters. */
 struct krsi_cgroup {
 	__u32 profile_id;
-	__u32 _pad0;
+	__u32 flags; /* KRSI_CG_* */
 	__u64 denied;  /* denials (enforce) under this registration */
 	__u64 audited; /* would-be denials (audit) */
 };

@@ -261,6 +261,32 @@ check "a sub-cgroup of kc-enf is confined" probe_says EPERM kc-enf/sub read $K/s
 check "a sub-sub-cgroup of kc-enf is confined" probe_says EPERM kc-enf/sub/deeper exec $K/denied-exec ok
 check_output "ps counts kc-enf's denials" '"denied": [1-9]' krsictl ps --json
 
+# ---- registrations made before the runtime's setup is done (the OCI hook's) ----
+# Two processes join kc-arm before it is registered, as a runtime's init does; they act when
+# told, without an execve of their own.
+mkdir -p "$CG/kc-arm"
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/kc-arm" "$PROBE" wait "$work/go1" mount $K/mnt \
+	>"$work/arm1.out" 2>&1 &
+arm1=$!
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/kc-arm" "$PROBE" wait "$work/go2" exec $K/denied-exec ok \
+	>"$work/arm2.out" 2>&1 &
+arm2=$!
+sleep 0.5
+armed() { # CONTAINER: true or false
+	krsictl ps --json | jq -r --arg c "$1" '.containers[] | select(.container == $c) | .armed'
+}
+check "register kc-arm --until-exec" krsictl register c-arm --cgroup /kc-arm --profile t-enforce --until-exec
+check_output "c-arm starts unarmed" '^false$' armed c-arm
+touch "$work/go1"; wait "$arm1"
+check_output "before the first execve, setup in the cgroup may mount" '^ok$' cat "$work/arm1.out"
+touch "$work/go2"; wait "$arm2"
+check_output "the first execve is itself checked: a denied binary is refused" '^EPERM$' cat "$work/arm2.out"
+check_output "the first execve armed c-arm" '^true$' armed c-arm
+check "once armed, mount is denied in kc-arm" probe_says EPERM kc-arm mount $K/mnt
+check "krsictl register without --until-exec is armed at once" \
+	sh -c "test \"\$(krsictl ps --json | jq -r '.containers[] | select(.container == \"c-enf\") | .armed')\" = true"
+check "unregister c-arm" krsictl unregister c-arm
+
 # ---- the control socket ----
 check "a non-root client is refused" \
 	fails_with 'permission denied' setpriv --reuid=1000 --regid=1000 --clear-groups krsictl status
@@ -366,7 +392,7 @@ for c in c-enf c-oth c-swap; do krsictl unregister "$c" >/dev/null 2>&1; done
 kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 krsid --unload >/dev/null 2>&1
-for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc; do
+for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-arm; do
 	rmdir "$CG/$c" 2>/dev/null
 done
 rm -rf "$work" "$K"

@@ -38,8 +38,13 @@ static void test_requests(void)
 		proto_request_clear(&req);
 	}
 	r = PARSE("{\"version\":1,\"op\":\"register\",\"container\":\"c1\",\"pid\":42}", &req, &err);
-	CHECK(r == 0 && req.has_pid && req.pid == 42 && !req.profile,
-	      "register by pid, default profile (%s)", err.msg);
+	CHECK(r == 0 && req.has_pid && req.pid == 42 && !req.profile && !req.until_exec,
+	      "register by pid, default profile, armed at once (%s)", err.msg);
+	if (!r)
+		proto_request_clear(&req);
+	r = PARSE("{\"version\":1,\"op\":\"register\",\"container\":\"c1\",\"pid\":42,"
+		  "\"until_exec\":true}", &req, &err);
+	CHECK(r == 0 && req.until_exec, "register until_exec (%s)", err.msg);
 	if (!r)
 		proto_request_clear(&req);
 	r = PARSE("{\"version\":1,\"op\":\"events\",\"follow\":true}", &req, &err);

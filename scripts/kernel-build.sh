@@ -64,16 +64,25 @@ if [ ! -d "$src/.git" ] || [ "$(git -C "$src" tag -l "base-$have")" != "base-$ha
 	git -C "$src" tag "base-$have"
 fi
 
-log "applying kernel/patches/series to $src"
-git -C "$src" am --abort >/dev/null 2>&1 || true
-git -C "$src" checkout -q -f -B krsi base
 patches=()
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	patches+=("$top/kernel/patches/$p")
 done < "$top/kernel/patches/series"
-if [ ${#patches[@]} -gt 0 ]; then
-	git -C "$src" am -q --keep-cr "${patches[@]}" || die "a patch of kernel/patches does not apply to $have (see git -C $src am --show-current-patch)"
+# Re-applying an unchanged series would touch the patched files and rebuild them for nothing.
+series_key=$(cat "$top/kernel/BASE" "${patches[@]}" /dev/null | sha256sum | cut -c1-16)
+if [ "$(cat "$kdir/applied" 2>/dev/null)" = "$series_key" ] &&
+	[ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
+	log "kernel/patches already applied to $src"
+else
+	log "applying kernel/patches/series to $src"
+	rm -f "$kdir/applied"
+	git -C "$src" am --abort >/dev/null 2>&1 || true
+	git -C "$src" checkout -q -f -B krsi base
+	if [ ${#patches[@]} -gt 0 ]; then
+		git -C "$src" am -q --keep-cr "${patches[@]}" || die "a patch of kernel/patches does not apply to $have (see git -C $src am --show-current-patch)"
+	fi
+	echo "$series_key" > "$kdir/applied"
 fi
 log "$(git -C "$src" rev-list --count base..HEAD) patches applied"
 
@@ -114,7 +123,8 @@ mkdir -p "$out.tmp"
 cp "$obj/arch/x86/boot/bzImage" "$out.tmp/bzImage"
 cp "$obj/.config" "$out.tmp/config"
 # Raw BTF is all that vmlinux.h and the selftests need; vmlinux itself stays in $obj.
-objcopy -O binary --only-section=.BTF --set-section-flags .BTF=alloc "$obj/vmlinux" "$out.tmp/vmlinux.btf"
+objcopy --dump-section .BTF="$out.tmp/vmlinux.btf" "$obj/vmlinux" "$out.tmp/discard.o"
+rm -f "$out.tmp/discard.o"
 git -C "$src" rev-parse HEAD > "$out.tmp/commit"
 rm -rf "$out"
 mv "$out.tmp" "$out"

@@ -11,9 +11,9 @@ RESULTS := $(BUILD)/results
 GUEST := $(BUILD)/guest
 
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
-GUEST_SUITES ?= smoke kernel core
+GUEST_SUITES ?= smoke kernel kernel-nobpf core
 
-.PHONY: all deps kernel kernel-patches image stage unit install vm-selftest guest-check check demo clean clean-cache help
+.PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check check demo clean clean-cache help
 
 all: krsi-all
 
@@ -29,6 +29,7 @@ help:
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"
 	@echo "make image        build the guest root file system (cached in $(KRSI_CACHE)/image)"
+	@echo "make selftests    build the kernel's BPF selftests (cached in $(KRSI_CACHE)/selftests)"
 	@echo "make kernel-patches  regenerate kernel/patches from the kernel git tree"
 	@echo "make clean-cache  remove $(KRSI_CACHE)"
 
@@ -60,18 +61,25 @@ vm-selftest:
 	@mkdir -p $(RESULTS)
 	@tests/vm/selftest.sh | tee $(RESULTS)/vm-selftest.tap
 
+selftests: kernel
+	@scripts/selftests-build.sh
+
+# Each suite boots its own guest, with the selftests shared at /opt/selftests and the runner
+# arguments of its "# vm-args:" line. A suite's failure is counted by tests/summary.sh.
 guest-check: stage
 	@mkdir -p $(RESULTS)
-	@set -e; for s in $(GUEST_SUITES); do \
+	@set -e; st=$$(scripts/selftests-build.sh --print-dir); for s in $(GUEST_SUITES); do \
 		echo "== guest suite $$s"; \
-		tests/vm/run --results $(RESULTS)/$$s -- /usr/lib/krsi/tests/$$s.sh \
-			| tee $(RESULTS)/$$s.tap || true; \
+		tests/vm/run --results $(RESULTS)/$$s --share $$st:/opt/selftests \
+			$$(sed -n 's/^# vm-args: //p' tests/integration/$$s.sh) \
+			-- /usr/lib/krsi/tests/$$s.sh | tee $(RESULTS)/$$s.tap || true; \
 	done
 
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory kernel
+	@$(MAKE) --no-print-directory selftests
 	@$(MAKE) --no-print-directory image
 	@$(MAKE) --no-print-directory vm-selftest
 	@$(MAKE) --no-print-directory guest-check

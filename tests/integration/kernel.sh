@@ -4,19 +4,15 @@
 # kernel's own BPF selftests (ours and the upstream LSM ones) pass.
 #
 # The selftests come from scripts/selftests-build.sh, shared into the guest at /opt/selftests.
-# Every test named below must run and pass: a test that test_progs skips, or does not find,
-# is a failure here.
+# Every test named in lib/selftests.sh must run and pass: a test that test_progs skips, or does
+# not find, is a failure here.
 set -u
 lib=$(dirname "$0")/lib
 . "$lib/tap.sh"
+. "$lib/selftests.sh"
 
 enforce=/sys/kernel/security/bpf/enforce
 audited=/sys/kernel/security/bpf/audited
-selftests=/opt/selftests
-
-# Our tests (kernel/patches 0004) and the upstream BPF LSM tests (issue 5's subset).
-OUR_TESTS="lsm_mprotect_audit lsm_audit_mode lsm_mac_admin lsm_license lsm_xattr_cap"
-UPSTREAM_TESTS="test_lsm lsm_cgroup test_local_storage test_bprm_opts deny_namespace task_local_storage cgroup_getset_retval"
 
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 no_mac_admin() { setpriv --inh-caps=-mac_admin --bounding-set=-mac_admin "$@"; }
@@ -44,30 +40,7 @@ check_fails "nobody cannot remove it" nobody setfattr -x security.krsi "$f"
 check_output "it is still there" 'security.krsi="x"' getfattr -d -m security "$f"
 rm -f "$f"
 
-# run_selftests TEST...: run test_progs on the named tests; one TAP line per test.
-run_selftests() {
-	local out=/tmp/test_progs.out t line
-	if [ ! -x "$selftests/test_progs" ]; then
-		for t in "$@"; do tap_fail "selftest $t" "no test_progs in $selftests"; done
-		return
-	fi
-	(cd "$selftests" && ./test_progs -t "$(IFS=,; echo "$*")") >"$out" 2>&1
-	echo "# test_progs exited with $?"
-	grep -E '^(#[0-9]+ |Summary:)' "$out" | sed 's/^/# /'
-	for t in "$@"; do
-		line=$(grep -E "^#[0-9]+ +$t:" "$out" | tail -n 1)
-		case "$line" in
-		*:OK) tap_pass "selftest $t" ;;
-		*:SKIP) tap_fail "selftest $t" "skipped: $(grep -E "^#[0-9]+/[0-9]+ +$t/.*:SKIP" "$out" | tr '\n' ' ')" ;;
-		'') tap_fail "selftest $t" "test_progs did not run it" ;;
-		*)
-			# Show the failing subtests and their assertions.
-			tap_fail "selftest $t" "$(awk -v t="$t" '$0 ~ "^#[0-9]+(/[0-9]+)? +" t "[:/]" && /FAIL/ { print } /FAIL:/ { print }' "$out" | head -n 20)"
-			;;
-		esac
-	done
-}
-
-run_selftests $OUR_TESTS $UPSTREAM_TESTS
+selftests_run $OUR_SELFTESTS $UPSTREAM_LSM_SELFTESTS
+selftests_expect OK $OUR_SELFTESTS $UPSTREAM_LSM_SELFTESTS
 
 tap_done

@@ -3,9 +3,10 @@
 # (the installed hooks.d file) register every container with krsid before its first
 # instruction, under the profile its annotation names, and unregister it when it stops.
 #
-# Profiles: h-deny denies reading /etc/secret, h-other denies reading /etc/other, h-allow
-# denies nothing the containers do. The containers share one busybox rootfs that has both
-# files.
+# Profiles: h-deny denies reading /etc/secret, h-other and h-default (krsid's default here)
+# deny reading /etc/other, h-allow denies nothing the containers do. The containers share one
+# busybox rootfs that has both files. The shipped profiles are installed too, and one check
+# starts a container under the shipped "default".
 set -u
 lib=$(dirname "$0")/lib
 . "$lib/tap.sh"
@@ -32,7 +33,7 @@ agent_up() {
 }
 
 start_agent() {
-	krsid -p "$P" --log "$LOG" --events "$work/events.log" &
+	krsid -p "$P" --log "$LOG" --events "$work/events.log" --default-profile h-default &
 	agent_pid=$!
 	agent_up
 }
@@ -133,6 +134,7 @@ mkdir -p "$P"
 cp /etc/krsi/profiles/*.json "$P/"
 echo '{ "name": "h-deny", "version": 1, "mode": "enforce", "read": ["/etc/secret"] }' >"$P/h-deny.json"
 echo '{ "name": "h-other", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-other.json"
+echo '{ "name": "h-default", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-default.json"
 echo '{ "name": "h-allow", "version": 1, "mode": "enforce", "read": ["/etc/nothing-here"] }' >"$P/h-allow.json"
 
 make_bundle "$work/base" true >/dev/null
@@ -151,6 +153,7 @@ variant cat-deny h-deny cat /etc/secret
 bundle_edit "$work/cat-deny" '.hooks.prestart[0].env = [] | .hooks.poststop[0].env = []'
 variant cat-allow h-allow cat /etc/secret
 variant cat-default - cat /etc/secret
+variant cat-shipped default cat /etc/secret
 variant sleep-deny h-deny sleep 600
 variant sleep-other h-other sleep 600
 variant sleep-default - sleep 600
@@ -179,8 +182,11 @@ for rt in "${runtimes[@]}"; do
 	check "$rt: its entry is gone after it stopped" unregistered "$id-deny"
 	check_output "$rt: the same image under a permissive profile reads it" '^s3cret$' \
 		"$rt" run -b "$work/cat-allow" "$id-allow"
-	check_output "$rt: without an annotation (default profile) it reads it too" '^s3cret$' \
+	check_output "$rt: without an annotation (krsid's default, h-default) it reads it too" '^s3cret$' \
 		"$rt" run -b "$work/cat-default" "$id-default"
+	check_output "$rt: a container under the shipped default profile starts" '^s3cret$' \
+		"$rt" run -b "$work/cat-shipped" "$id-shipped"
+	"$rt" delete -f "$id-shipped" >/dev/null 2>&1
 	check "$rt: registered at createRuntime, denied on the first try" \
 		fails_with "can't open '/etc/secret': $EPERM" "$rt" run -b "$work/cat-deny-cr" "$id-cr"
 
@@ -201,9 +207,10 @@ for rt in "${runtimes[@]}"; do
 	check "$rt: b's entry is gone after kill and delete" unregistered "$id-b"
 
 	if start "$rt" sleep-default "$id-d"; then
-		check "$rt: no annotation: registered under the agent's default profile" registered "$id-d" default "$rt"
+		check "$rt: no annotation: registered under krsid's default profile" registered "$id-d" h-default "$rt"
+		check "$rt: and confined by it" fails_with "$EPERM" "$rt" exec "$id-d" cat /etc/other
 	else
-		tap_fail "$rt: a container under the default profile starts" "$(cat "$work/$id-d.out")"
+		tap_fail "$rt: a container without an annotation starts" "$(cat "$work/$id-d.out")"
 	fi
 	stop "$rt" "$id-d" >/dev/null 2>&1
 
@@ -273,29 +280,32 @@ if [ "$(cat /proc/1/cgroup)" = "0::/" ]; then
 fi
 check_fails "and none of them was registered" sh -c "krsictl ps | grep -q '^hk-\(nopid\|strpid\|dead\|root\)'"
 
-# A krsid that accepts and never answers: the hook gives up at its deadline, fail-closed.
+# A krsid that hangs (stopped): connections queue in its backlog and nothing answers. The
+# hook gives up at its deadline, fail-closed; with fail-open the container starts, unconfined.
 mkdir -p "$CG/hk-slow"
 sleep 60 &
 slow=$!
 echo "$slow" >"$CG/hk-slow/cgroup.procs"
 echo "{\"id\":\"hk-slow\",\"pid\":$slow,\"status\":\"created\"}" >"$work/slow"
-# nc's stdin is a FIFO that this shell holds open: nc accepts, reads, and never answers.
-mkfifo "$work/hold"
-nc -lU "$work/slow.sock" <"$work/hold" >/dev/null 2>&1 &
-nc_pid=$!
-exec 7>"$work/hold"
-for _ in $(seq 50); do [ -S "$work/slow.sock" ] && break; sleep 0.1; done
+kill -STOP "$agent_pid"
 slow_hook() {
 	local t0=$SECONDS
-	hook_says "^krsi-oci-hook: container hk-slow: krsid at $work/slow.sock did not answer within 1000 ms\$" \
-		"$work/slow" prestart --socket "$work/slow.sock" --timeout 1000 || return 1
+	hook_says "^krsi-oci-hook: container hk-slow: krsid at /run/krsi/krsid.sock did not answer within 1000 ms\$" \
+		"$work/slow" prestart --timeout 1000 || return 1
 	echo "took $((SECONDS - t0)) s"
 	[ $((SECONDS - t0)) -le 3 ]
 }
-check "a krsid that never answers: the hook fails at its deadline" slow_hook
-exec 7>&-
-kill "$nc_pid" "$slow" 2>/dev/null
-wait "$nc_pid" "$slow" 2>/dev/null
+check "a hung krsid: the hook fails at its deadline" slow_hook
+for rt in "${runtimes[@]}"; do
+	check "$rt: a hung krsid: the container does not start" \
+		fails_with "krsi-oci-hook: container hk-$rt-hung: krsid at /run/krsi/krsid.sock did not answer within 5000 ms" \
+		"$rt" run -b "$work/echo" "hk-$rt-hung"
+	"$rt" delete -f "hk-$rt-hung" >/dev/null 2>&1
+done
+kill -CONT "$agent_pid"
+check "krsid answers again" agent_up
+kill "$slow" 2>/dev/null
+wait "$slow" 2>/dev/null
 rmdir "$CG/hk-slow"
 
 # ---- 20 containers in parallel ----
@@ -355,8 +365,12 @@ for rt in "${runtimes[@]}"; do
 	check "$rt: 20 containers start in parallel" parallel "$rt"
 	check "$rt: all 20 are registered under the right profile and cgroup" all_right "$rt"
 	check "$rt: each of the 20 is confined by its own profile" confined "$rt"
-	for i in $(seq 20); do stop "$rt" "hk-$rt-p$i" >/dev/null 2>&1 & done
-	wait
+	pids=()
+	for i in $(seq 20); do
+		stop "$rt" "hk-$rt-p$i" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}" # not a bare wait: krsid is a child of this shell too
 	check "$rt: after they stopped, none of the 20 is registered" none_left "$rt"
 done
 
@@ -383,8 +397,8 @@ if check "podman: import the busybox image" podman_import; then
 	check "podman: it is confined by it" fails_with "$EPERM" podman exec "$(cat "$work/podman.cid")" cat /etc/other
 	podman rm -f -t 0 "$(cat "$work/podman.cid")" >/dev/null 2>&1
 	check "podman: its entry is gone after podman rm" unregistered "$(cat "$work/podman.cid")"
-	check_output "podman: no annotation, the default profile" '^s3cret$' \
-		podman run --rm localhost/krsi-hooks-busybox cat /etc/secret
+	check "podman: no annotation: krsid's default profile denies its read" \
+		fails_with "can't open '/etc/other': $EPERM" podman run --rm localhost/krsi-hooks-busybox cat /etc/other
 	podman rmi -f localhost/krsi-hooks-busybox >/dev/null 2>&1
 fi
 

@@ -147,7 +147,12 @@ static int agent_call(const struct oci_state *s, json_object *req, bool fail_ope
 	if (r < 0) {
 		char msg[sizeof(err.msg) + 64];
 
-		snprintf(msg, sizeof(msg), "krsid: %s", err.msg);
+		/* A socket timeout and the deadline are the same event: one message for both. */
+		if (r == -EAGAIN)
+			snprintf(msg, sizeof(msg), "krsid at %s did not answer within %d ms",
+				 socket_path, timeout_ms);
+		else
+			snprintf(msg, sizeof(msg), "krsid: %s", err.msg);
 		return unavailable(s, fail_open, fail_open_why, msg) ? 1 : -1;
 	}
 	if (!json_object_object_get_ex(*ret, "ok", &ok) ||

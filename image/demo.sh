@@ -45,8 +45,8 @@ show sh -c "jq -M -c '{name, mode}' /etc/krsi/profiles/audit.json"
 # Each container runs the same script, which tries three things the default profile denies.
 script='
 try() { if "$@" >/dev/null 2>&1; then echo "  allowed: $*"; else echo "  DENIED:  $*"; fi; }
-cp /bin/busybox /tmp/tool
-try /tmp/tool true
+cp /bin/busybox /tmp/true
+try /tmp/true
 try mount -t tmpfs none /mnt
 try unshare -U true
 echo "  (and a plain read is fine: $(head -c 20 /etc/passwd | head -n 1))"'

@@ -9,6 +9,7 @@
 set -u
 lib=$(dirname "$0")/lib
 . "$lib/tap.sh"
+. "$lib/agent.sh"
 
 PROBE=/usr/lib/krsi/krsi-probe
 CG=/sys/fs/cgroup
@@ -64,16 +65,6 @@ fails_with() {
 	fi
 	echo "$out"
 	grep -Eq -- "$re" <<<"$out"
-}
-
-agent_up() {
-	for _ in $(seq 300); do
-		krsictl status >/dev/null 2>&1 && return 0
-		kill -0 "$agent_pid" 2>/dev/null || { echo "krsid exited"; tail -n 20 "$LOG"; return 1; }
-		sleep 0.1
-	done
-	echo "krsid did not answer within 30 s"; tail -n 20 "$LOG"
-	return 1
 }
 
 start_agent() {

@@ -10,6 +10,7 @@
 set -u
 lib=$(dirname "$0")/lib
 . "$lib/tap.sh"
+. "$lib/agent.sh"
 . "$lib/bundle.sh"
 
 HOOK=/usr/libexec/krsi/krsi-oci-hook
@@ -21,16 +22,6 @@ EPERM='Operation not permitted'
 runtimes=(crun runc)
 
 # ---- helpers ----
-
-agent_up() {
-	for _ in $(seq 300); do
-		krsictl status >/dev/null 2>&1 && return 0
-		kill -0 "$agent_pid" 2>/dev/null || { echo "krsid exited"; tail -n 20 "$LOG"; return 1; }
-		sleep 0.1
-	done
-	echo "krsid did not answer within 30 s"; tail -n 20 "$LOG"
-	return 1
-}
 
 start_agent() {
 	krsid -p "$P" --log "$LOG" --events "$work/events.log" --default-profile h-default &

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 1
+#define KRSI_ABI_VERSION 2
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -25,8 +25,8 @@
 #define KRSI_MAX_LEVELS 64	  /* cgroup depths tracked in krsi_config.level_mask */
 #define KRSI_AF_MAX 64		  /* socket families covered by krsi_policy */
 #define KRSI_CAP_MAX 64		  /* capabilities covered by krsi_policy.caps */
-#define KRSI_LIST_MAX 256	  /* entries per deny list in a profile */
-#define KRSI_MAX_CGROUPS 8192	  /* registered cgroups */
+#define KRSI_LIST_MAX 16384	  /* entries per deny list in a profile */
+#define KRSI_MAX_CGROUPS 16384	  /* registered cgroups */
 #define KRSI_MAX_PROFILES 1024
 #define KRSI_MAX_PATH_RULES 65536 /* all slots together */
 #define KRSI_MAX_NET_RULES 16384

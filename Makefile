@@ -13,12 +13,13 @@ GUEST := $(BUILD)/guest
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
 GUEST_SUITES ?= smoke kernel kernel-nobpf core
 
-.PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check check demo clean clean-cache help
+.PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check check demo bench clean clean-cache help
 
 all: krsi-all
 
 include agent/krsi.mk
 include oci-hooks/hook.mk
+include tests/bench/bench.mk
 
 # Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest).
 install: krsi-install
@@ -26,6 +27,7 @@ install: krsi-install
 help:
 	@echo "make demo         boot the guest and show containers allowed and denied"
 	@echo "make check        host unit tests, then the guest suites ($(GUEST_SUITES))"
+	@echo "make bench        measure what krsi costs (guest instructions per operation), write tests/bench/results.md"
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"
 	@echo "make image        build the guest root file system (cached in $(KRSI_CACHE)/image)"
@@ -95,6 +97,22 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all kernel image stage
 	@tests/vm/run -- /usr/lib/krsi/demo.sh
+
+# Benchmarks, not tests: one guest boot with -icount (the guest clock counts instructions), staged
+# privately in $(BENCH_STAGE); tests/bench/report.py prints the table and writes results.md.
+BENCH_STAGE := $(BUILD)/bench-stage
+BENCH_RESULTS := $(BUILD)/bench
+BENCH_QUICK ?= 0
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory all bench-programs kernel image
+	@rm -rf $(BENCH_STAGE) && image/stage.sh $(BENCH_STAGE) >/dev/null
+	@$(MAKE) --no-print-directory bench-install DESTDIR=$(CURDIR)/$(BENCH_STAGE) >/dev/null
+	@rm -rf $(BENCH_RESULTS) && mkdir -p $(BENCH_RESULTS)
+	@s=$$(date +%s); tests/vm/run --bench --stage $(BENCH_STAGE) --results $(BENCH_RESULTS) \
+		--timeout 3600 -- "KRSI_BENCH_QUICK=$(BENCH_QUICK) /usr/lib/krsi/bench/guest.sh"; \
+	rc=$$?; echo "host_wall_s	$$(( $$(date +%s) - s ))" >>$(BENCH_RESULTS)/agent.tsv; exit $$rc
+	@tests/bench/report.py $(BENCH_RESULTS) tests/bench/results.md
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Install the Debian packages that building, testing and the demo need. Idempotent: prints
-# what it installs, and nothing else when everything is present.
+# what it installs, and nothing else when everything is present. `scripts/deps.sh bench` adds
+# what only `make bench` needs (gnuplot for its plot).
 set -euo pipefail
 
 pkgs=(
@@ -13,6 +14,7 @@ pkgs=(
 	# tests and scripts
 	jq python3 python3-ply python3-git
 )
+[ "${1:-}" != bench ] || pkgs+=(gnuplot-nox)
 
 missing=()
 for p in "${pkgs[@]}"; do

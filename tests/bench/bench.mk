@@ -1,0 +1,20 @@
+# Build rules for the benchmark's guest programs (tests/bench/). Included by the top-level
+# Makefile after agent/krsi.mk, whose flags it reuses. `make bench` stages them privately;
+# nothing here is part of `make install` or `make check`.
+
+BENCH_ALL := $(BUILD)/krsi-bench $(BUILD)/krsi-true
+
+$(BUILD)/krsi-bench: tests/bench/krsi-bench.c | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
+
+$(BUILD)/krsi-true: tests/bench/krsi-true.c | $(BUILD)/obj
+	$(CC) -O2 -static -nostdlib -fno-stack-protector -fcf-protection=none -o $@ $<
+
+bench-programs: $(BENCH_ALL)
+
+bench-install: $(BENCH_ALL)
+	install -D -m 0755 $(BUILD)/krsi-bench $(DESTDIR)/usr/lib/krsi/bench/krsi-bench
+	install -D -m 0755 $(BUILD)/krsi-true $(DESTDIR)/usr/lib/krsi/bench/krsi-true
+	install -D -m 0755 tests/bench/guest.sh $(DESTDIR)/usr/lib/krsi/bench/guest.sh
+
+.PHONY: bench-programs bench-install

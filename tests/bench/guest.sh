@@ -1,0 +1,229 @@
+#!/bin/bash
+# The benchmark, run inside the bench guest by `make bench` (tests/vm/run --bench: one CPU,
+# the guest clock counts guest instructions). Writes /results/bench.tsv, one line per
+# measurement:
+#   SECTION  CONFIG  OP  MEDIAN  MIN  MAX        (guest ns = instructions per operation)
+# and /results/agent.tsv (KEY VALUE). tests/bench/report.py turns both into the table.
+#
+# Configurations are interleaved within this one boot: each round detaches krsi (krsid
+# --unload), measures, attaches it again (a fresh krsid), measures, so both sides see the
+# same guest. krsid is stopped (SIGSTOP) while a loop runs: its programs and maps are pinned
+# and enforce without it, and its 2-second sweep of the registry would otherwise be counted in
+# the loop's time. That sweep is measured on its own (agent section).
+#
+# KRSI_BENCH_ROUNDS (default 3) rounds of the per-operation section; KRSI_BENCH_QUICK=1 for a
+# short development run (fewer iterations, 100 instead of 10,000 cgroups).
+set -u
+B=/usr/lib/krsi/bench
+KB=$B/krsi-bench
+OUT=/results
+CG=/sys/fs/cgroup
+W=/tmp/bench
+P=$W/profiles
+LOG=$W/krsid.log
+ROUNDS=${KRSI_BENCH_ROUNDS:-3}
+QUICK=${KRSI_BENCH_QUICK:-0}
+NSCALE=10000
+SWAPN=1000
+ITER=()
+if [ "$QUICK" = 1 ]; then
+	NSCALE=300
+	SWAPN=100
+	ROUNDS=1
+fi
+OPS="open exec connect mprotect"
+agent_pid=
+
+. /usr/lib/krsi/tests/lib/bundle.sh
+
+t0=$(date +%s%N)
+progress() { printf 'bench: [guest %5.1f s] %s\n' "$(( ($(date +%s%N) - t0) / 100000000 ))e-1" "$*"; }
+fail() { progress "FAILED: $*"; [ -f "$LOG" ] && tail -n 20 "$LOG"; exit 1; }
+fact() { printf '%s\t%s\n' "$1" "$2" >>"$OUT/agent.tsv"; progress "$1 = $2"; }
+
+# iter OP: iterations per repetition (fewer in a quick run)
+iter() {
+	local n
+	case $1 in open) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; esac
+	[ "$QUICK" = 1 ] && n=$((n / 5))
+	echo $n
+}
+
+# measure SECTION CONFIG CGROUP "OPS" [krsi-bench run options]: one line per op in bench.tsv.
+measure() {
+	local sec=$1 cfg=$2 cg=$3 ops=$4 op line
+	shift 4
+	[ -n "$agent_pid" ] && kill -STOP "$agent_pid"
+	for op in $ops; do
+		line=$($KB run "$op" --iter "$(iter "$op")" --reps 5 --cgroup "$CG$cg" "$@") ||
+			{ [ -n "$agent_pid" ] && kill -CONT "$agent_pid"; fail "$sec $cfg $op"; }
+		printf '%s\t%s\t%s\n' "$sec" "$cfg" "${line// /$'\t'}" >>"$OUT/bench.tsv"
+	done
+	[ -n "$agent_pid" ] && kill -CONT "$agent_pid"
+	progress "$sec $cfg: $(awk -v s="$sec" -v c="$cfg" -F'\t' '$1 == s && $2 == c { printf "%s %s  ", $3, $4 }' "$OUT/bench.tsv" | tail -c 200)"
+}
+
+agent_start() {
+	krsid -p "$P" --log "$LOG" "$@" &
+	agent_pid=$!
+	for _ in $(seq 600); do
+		krsictl status >/dev/null 2>&1 && return 0
+		kill -0 "$agent_pid" 2>/dev/null || fail "krsid exited"
+		sleep 0.1
+	done
+	fail "krsid did not answer"
+}
+
+# agent_stop: krsid gone and every program detached.
+agent_stop() {
+	if [ -n "$agent_pid" ]; then
+		kill -CONT "$agent_pid" 2>/dev/null
+		kill "$agent_pid" 2>/dev/null
+		wait "$agent_pid" 2>/dev/null
+	fi
+	agent_pid=
+	krsid --unload >>"$LOG" 2>&1 || fail "krsid --unload"
+	[ -e /sys/fs/bpf/krsi ] && fail "/sys/fs/bpf/krsi still exists after krsid --unload"
+	return 0
+}
+
+register() { krsictl register "$1" --cgroup "$2" --profile "$3" >/dev/null || fail "register $1"; }
+
+# sched_ns PID: CPU time of PID in ns (schedstat: exact); ticks PID: utime+stime in clock ticks
+sched_ns() { cut -d' ' -f1 "/proc/$1/schedstat"; }
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+rm -f "$OUT/bench.tsv" "$OUT/agent.tsv"
+mkdir -p "$P"
+cp /etc/krsi/profiles/default.json "$P/" || fail "no default profile" # the OCI hook's
+progress "kernel $(uname -r), lsm=$(cat /sys/kernel/security/lsm), $(nproc) CPU, rounds $ROUNDS, quick $QUICK"
+$KB profile "$P/bench-10.json" bench-10 10 || fail "profile bench-10"
+$KB profile "$P/bench-10000.json" bench-10000 10000 || fail "profile bench-10000"
+$KB profile "$P/bench-seccomp.json" bench-seccomp 0 || fail "profile bench-seccomp"
+$KB profile "$P/bench-swap.json" bench-swap 10 || fail "profile bench-swap"
+for c in bench-host bench-ct10 bench-ct10000 bench-ctsec bench-host2/h; do mkdir -p "$CG/$c"; done
+# Without address space randomization a fork copies the same page tables every time: exec's
+# cost no longer depends on where one process's mappings landed (±2% otherwise).
+echo 0 >/proc/sys/kernel/randomize_va_space
+# Where no krsi is loaded at all the guest must still look the same: clear any left-over pins.
+agent_pid=
+krsid --unload >/dev/null 2>&1
+
+# ---- 1. per operation: no krsi vs krsi, host task vs containers, vs seccomp ----
+for r in $(seq "$ROUNDS"); do
+	progress "round $r of $ROUNDS: no krsi programs"
+	measure op none /bench-host "$OPS"
+	measure op seccomp /bench-host "$OPS" --seccomp
+	agent_start
+	measure op attached-idle /bench-host "$OPS"
+	register bench-ct10 /bench-ct10 bench-10
+	register bench-ct10000 /bench-ct10000 bench-10000
+	register bench-ctsec /bench-ctsec bench-seccomp
+	measure op host /bench-host "$OPS"
+	measure op ct-seccomp /bench-ctsec "$OPS"
+	measure op ct-10 /bench-ct10 "$OPS"
+	measure op ct-10000 /bench-ct10000 "$OPS"
+	[ "$r" = 1 ] && fact rss_kb_3_registered "$(rss_kb "$agent_pid")"
+	agent_stop
+done
+
+# ---- 2. scale: 1, 100, 10,000 registered cgroups (bench-10); the task sits in the first ----
+# The registered cgroups are at depth 2 (/bench-scale/cN), so is the host task
+# (/bench-host2/h): it pays its failed lookup. bench-10000 leaves the profile directory: a
+# reload parses every file, and the swap below is about one small profile.
+mv "$P/bench-10000.json" "$W/"
+progress "scale: creating $NSCALE cgroups"
+s=$(date +%s%N)
+$KB mkcg "$CG/bench-scale" "$NSCALE" || fail "mkcg"
+fact mkcg_guest_s_$NSCALE "$(( ($(date +%s%N) - s) / 1000000 ))e-3"
+measure scale none-0 /bench-scale/c0 "$OPS"
+measure scale none-host /bench-host2/h "$OPS"
+agent_start
+fact rss_kb_0_registered "$(rss_kb "$agent_pid")"
+prev=0
+for n in 1 100 "$NSCALE"; do
+	s=$(date +%s%N)
+	if [ "$n" = "$NSCALE" ]; then
+		# the last SWAPN under bench-swap, for the swap measurement below
+		$KB register /bench-scale "$prev" $((n - SWAPN)) bench-10 || fail "register"
+		$KB register /bench-scale $((n - SWAPN)) "$n" bench-swap || fail "register"
+	else
+		$KB register /bench-scale "$prev" "$n" bench-10 || fail "register"
+	fi
+	fact register_guest_s_$prev-$n "$(( ($(date +%s%N) - s) / 1000000 ))e-3"
+	prev=$n
+	measure scale "ct-$n" /bench-scale/c0 "$OPS"
+	measure scale "host-$n" /bench-host2/h "$OPS"
+done
+[ "$(krsictl ps --json | jq '.containers | length')" -ge "$NSCALE" ] || fail "fewer than $NSCALE registered"
+fact registered "$NSCALE"
+fact rss_kb_registered "$(rss_kb "$agent_pid")"
+# krsid's idle cost: its registry sweep (every 2 s) over 20 guest seconds
+c0=$(sched_ns "$agent_pid")
+sleep 20
+fact idle_cpu_ns_per_s "$(( ($(sched_ns "$agent_pid") - c0) / 20 ))"
+
+# Swap bench-swap (used by SWAPN containers) three times: a new version with other rules.
+for v in 2 3 4; do
+	$KB profile "$P/bench-swap.json" bench-swap $((10 + v)) || fail "profile bench-swap v$v"
+	sed -i "s/\"version\": 1/\"version\": $v/" "$P/bench-swap.json"
+	c0=$(sched_ns "$agent_pid") k0=$(ticks "$agent_pid") s=$(date +%s%N)
+	krsictl profile reload >/dev/null || fail "reload v$v"
+	e=$(date +%s%N)
+	sleep 0.5 # the reply is sent before krsid's bookkeeping ends
+	fact "swap_v${v}_agent_cpu_ns" "$(( $(sched_ns "$agent_pid") - c0 ))"
+	fact "swap_v${v}_agent_ticks" "$(( $(ticks "$agent_pid") - k0 ))"
+	fact "swap_v${v}_reload_wall_ns" "$((e - s))"
+done
+fact swap_users "$(krsictl ps --json | jq --arg p bench-swap '[.containers[] | select(.profile == $p)] | length')"
+agent_stop
+
+# ---- 3. nesting: the task d levels deep (1 = in the registered cgroup itself) ----
+progress "depth"
+d1=/bench-dct d2=/bench-dhost
+for d in 2 3 4 5 6 7 8; do d1=$d1/n$d d2=$d2/n$d; done
+mkdir -p "$CG$d1" "$CG$d2"
+# deep registrations: /bench-dreg at depth 1, then a child at each depth down to 8
+dr=/bench-dreg
+mkdir -p "$CG$dr"
+for d in 2 3 4 5 6 7 8; do dr=$dr/r$d; mkdir -p "$CG$dr"; done
+path_at() { # path_at ROOT D
+	local p=$1 d
+	for d in $(seq 2 "$2"); do p=$p/n$d; done
+	echo "$p"
+}
+for d in 1 8; do measure depth "none-$d" "$(path_at /bench-dhost $d)" open; done
+agent_start
+register bench-dct /bench-dct bench-10
+for d in 1 2 3 4 5 6 7 8; do
+	measure depth "ct-$d" "$(path_at /bench-dct $d)" open
+	measure depth "host-$d" "$(path_at /bench-dhost $d)" open
+done
+dr=/bench-dreg
+register bench-dreg1 $dr bench-10
+for d in 2 3 4 5 6 7 8; do dr=$dr/r$d; register "bench-dreg$d" $dr bench-10; done
+for d in 1 2 3 4 5 6 7 8; do measure depth "host8reg-$d" "$(path_at /bench-dhost $d)" open; done
+agent_stop
+
+# ---- 4. container start: crun run with the OCI hook vs without ----
+progress "container start"
+make_bundle "$W/plain" /bin/true >/dev/null || fail "make_bundle"
+cp -a "$W/plain" "$W/hook"
+krsictl oci-inject "$W/hook" >/dev/null || fail "oci-inject"
+crun_once() { # crun_once CONFIG BUNDLE
+	local s e
+	s=$(date +%s%N)
+	crun run -b "$2" "bench-$1" >/dev/null 2>&1 || fail "crun run ($1)"
+	e=$(date +%s%N)
+	printf 'start\t%s\tcrun-run\t%s\t%s\t%s\n' "$1" "$((e - s))" "$((e - s))" "$((e - s))" >>"$OUT/bench.tsv"
+}
+for r in 1 2 3 4 5 6; do crun_once none "$W/plain"; done
+agent_start
+for r in 1 2 3 4 5 6; do
+	crun_once attached-nohook "$W/plain"
+	crun_once attached-hook "$W/hook"
+done
+progress "start: $(awk -F'\t' '$1 == "start" { s[$2] = s[$2] " " int($4 / 1000000) "M" } END { for (k in s) printf "%s:%s  ", k, s[k] }' "$OUT/bench.tsv")"
+agent_stop
+progress "done"

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * krsi-bench: the guest side of `make bench` (tests/bench/guest.sh drives it).
+ *
+ * Under `tests/vm/run --bench` the guest clock advances one nanosecond per guest instruction,
+ * so the CLOCK_MONOTONIC deltas printed here are instruction counts, repeatable to about 0.1%.
+ *
+ *   krsi-bench run OP [--iter N] [--reps R] [--cgroup DIR] [--seccomp] [--true PATH]
+ *       Run OP N times, R times over (after one shorter warm-up round), as a member of the
+ *       cgroup DIR (a directory under /sys/fs/cgroup) and under the seccomp filter of
+ *       bench-seccomp.json when asked. Prints "OP MEDIAN MIN MAX": guest ns per operation.
+ *       OP: open      open(2) + close(2) of a file in /tmp
+ *           exec      fork + execve of a small static binary (--true) + waitpid
+ *           connect   TCP socket + connect to a listener on 127.0.0.1 + accept + close both
+ *           mprotect  an anonymous page made R+X, then R again (W^X's hook, both calls)
+ *   krsi-bench mkcg DIR N                   create DIR/c0 .. DIR/c{N-1} (DIR too)
+ *   krsi-bench register CGPATH FROM TO PROFILE
+ *       register the cgroups CGPATH/c{FROM} .. c{TO-1} (CGPATH relative to the cgroup2 mount)
+ *       as containers bench-c{i}, over krsid's control socket: one connection each, without
+ *       a krsictl process per container
+ *   krsi-bench profile FILE NAME N          write profile NAME with N deny entries (paths of
+ *       the exec, read and write lists, and connect addresses) plus the rules of
+ *       bench-seccomp (mount, ptrace, module, bpf, userns, packet and raw sockets)
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SOCKET_PATH "/run/krsi/krsid.sock"
+#define OPEN_FILE "/tmp/krsi-bench.file"
+#define MAX_REPS 64
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("krsi-bench: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static long parse_num(const char *what, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0)
+		die("%s: '%s' is not a number", what, s);
+	return v;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- the operations ---- */
+
+struct op_state {
+	const char *true_path;
+	int listen_fd;
+	struct sockaddr_in addr;
+	void *page;
+};
+
+static void op_open(struct op_state *st, long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = open(OPEN_FILE, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			die("open %s: %s", OPEN_FILE, strerror(errno));
+		close(fd);
+	}
+}
+
+static void op_exec(struct op_state *st, long n)
+{
+	char *argv[] = { (char *)st->true_path, NULL }, *envp[] = { NULL };
+
+	for (long i = 0; i < n; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork: %s", strerror(errno));
+		if (pid == 0) {
+			execve(st->true_path, argv, envp);
+			_exit(127);
+		}
+		if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			die("%s: did not exit 0 (status 0x%x)", st->true_path, status);
+	}
+}
+
+static void op_connect(struct op_state *st, long n)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	for (long i = 0; i < n; i++) {
+		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), a;
+
+		if (s < 0)
+			die("socket: %s", strerror(errno));
+		if (connect(s, (struct sockaddr *)&st->addr, sizeof(st->addr)) < 0)
+			die("connect: %s", strerror(errno));
+		a = accept4(st->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (a < 0)
+			die("accept: %s", strerror(errno));
+		/* A reset instead of TIME_WAIT: 100,000 connections would run out of ports. */
+		setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(s);
+		close(a);
+	}
+}
+
+static void op_mprotect(struct op_state *st, long n)
+{
+	for (long i = 0; i < n; i++) {
+		if (mprotect(st->page, 4096, PROT_READ | PROT_EXEC) < 0 ||
+		    mprotect(st->page, 4096, PROT_READ) < 0)
+			die("mprotect: %s", strerror(errno));
+	}
+}
+
+static const struct op {
+	const char *name;
+	void (*fn)(struct op_state *st, long n);
+	long iter; /* default iterations per repetition */
+} ops[] = {
+	{ "open", op_open, 20000 },
+	{ "exec", op_exec, 200 },
+	{ "connect", op_connect, 3000 },
+	{ "mprotect", op_mprotect, 20000 },
+};
+
+static void op_setup(const struct op *op, struct op_state *st)
+{
+	if (op->fn == op_open) {
+		int fd = open(OPEN_FILE, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			die("create %s: %s", OPEN_FILE, strerror(errno));
+		close(fd);
+	} else if (op->fn == op_exec) {
+		if (access(st->true_path, X_OK) < 0)
+			die("%s: %s", st->true_path, strerror(errno));
+	} else if (op->fn == op_connect) {
+		socklen_t len = sizeof(st->addr);
+
+		st->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		st->addr.sin_family = AF_INET;
+		st->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (st->listen_fd < 0 ||
+		    bind(st->listen_fd, (struct sockaddr *)&st->addr, sizeof(st->addr)) < 0 ||
+		    listen(st->listen_fd, 64) < 0 ||
+		    getsockname(st->listen_fd, (struct sockaddr *)&st->addr, &len) < 0)
+			die("listener on 127.0.0.1: %s", strerror(errno));
+	} else if (op->fn == op_mprotect) {
+		st->page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (st->page == MAP_FAILED)
+			die("mmap: %s", strerror(errno));
+		memset(st->page, 0, 4096);
+	}
+}
+
+/* ---- seccomp: bench-seccomp.json's rules, as far as a filter can see them ---- */
+
+/*
+ * A tiny assembler: jumps name labels, resolved at the end. Paths and addresses are pointers
+ * in a syscall's arguments, out of a filter's reach, so only the flag and socket rules of a
+ * profile can be a filter.
+ */
+enum { L_NONE, L_DENY, L_ENOSYS, L_ALLOW, L_SOCKET, L_RAW, L_NS, L_COUNT };
+
+struct asm_insn {
+	struct sock_filter f;
+	int jt, jf, label; /* label: this instruction starts label */
+};
+
+static struct asm_insn prog[128];
+static int n_prog, next_label;
+
+static void emit(uint16_t code, uint32_t k, int jt, int jf)
+{
+	if (n_prog == (int)(sizeof(prog) / sizeof(prog[0])))
+		die("seccomp filter too long");
+	prog[n_prog++] = (struct asm_insn){ .f = BPF_STMT(code, k), .jt = jt, .jf = jf,
+					    .label = next_label };
+	next_label = 0;
+}
+
+/* The next instruction starts label L. */
+static void label(int l)
+{
+	next_label = l;
+}
+
+static void seccomp_install(void)
+{
+	static const int denied[] = {
+		SYS_mount, SYS_umount2, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount,
+		SYS_fspick, SYS_open_tree, SYS_ptrace, SYS_bpf, SYS_init_module, SYS_finit_module,
+		SYS_delete_module,
+	};
+	struct sock_filter out[128];
+	struct sock_fprog fp;
+	int at[L_COUNT];
+	size_t i;
+
+	memset(prog, 0, sizeof(prog));
+	n_prog = 0;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, L_NONE, L_DENY);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, L_DENY, L_NONE); /* x32 */
+	for (i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, denied[i], L_DENY, L_NONE);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, L_SOCKET, L_NONE);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, L_NS, L_NONE);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, L_NS, L_NONE);
+	/* clone3's flags are behind a pointer: ENOSYS makes libc fall back to clone. */
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, L_ENOSYS, L_ALLOW);
+
+	label(L_SOCKET);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AF_PACKET, L_DENY, L_NONE);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AF_KEY, L_DENY, L_NONE);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, L_RAW, L_NONE);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, L_RAW, L_ALLOW);
+	label(L_RAW);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]), 0, 0);
+	emit(BPF_ALU | BPF_AND | BPF_K, 0xf, 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SOCK_RAW, L_DENY, L_ALLOW);
+	label(L_NS);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]), 0, 0);
+	emit(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, L_DENY, L_ALLOW);
+	label(L_ALLOW);
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	label(L_DENY);
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM, 0, 0);
+	label(L_ENOSYS);
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+
+	for (int l = 0; l < L_COUNT; l++)
+		at[l] = -1;
+	for (int k = 0; k < n_prog; k++)
+		if (prog[k].label)
+			at[prog[k].label] = k;
+	for (int k = 0; k < n_prog; k++) {
+		out[k] = prog[k].f;
+		if (BPF_CLASS(out[k].code) != BPF_JMP)
+			continue;
+		for (int j = 0; j < 2; j++) {
+			int l = j ? prog[k].jf : prog[k].jt;
+
+			if (l && (at[l] <= k || at[l] - k - 1 > 255))
+				die("seccomp filter: bad jump at %d", k);
+			if (j)
+				out[k].jf = l ? at[l] - k - 1 : 0;
+			else
+				out[k].jt = l ? at[l] - k - 1 : 0;
+		}
+	}
+	fp = (struct sock_fprog){ .len = n_prog, .filter = out };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
+		die("seccomp: %s", strerror(errno));
+	/* The filter must deny what the profile denies, or the comparison means nothing. */
+	if (syscall(SYS_unshare, CLONE_NEWUSER) == 0 || errno != EPERM)
+		die("seccomp filter: unshare(CLONE_NEWUSER) was not denied");
+	if (socket(AF_INET, SOCK_RAW, IPPROTO_ICMP) >= 0 || errno != EPERM)
+		die("seccomp filter: a raw socket was not denied");
+}
+
+/* ---- run ---- */
+
+static void cgroup_join(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0\n", 2) != 2)
+		die("join %s: %s", dir, strerror(errno));
+	close(fd);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .listen_fd = -1 };
+	const struct op *op = NULL;
+	const char *cgroup = NULL;
+	bool filter = false;
+	long iter = 0, reps = 5;
+	double v[MAX_REPS];
+
+	if (argc < 1)
+		die("run: which operation?");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(argv[0], ops[i].name))
+			op = &ops[i];
+	if (!op)
+		die("run: unknown operation '%s'", argv[0]);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seccomp"))
+			filter = true;
+		else if (i + 1 >= argc)
+			die("run: option %s needs a value", argv[i]);
+		else if (!strcmp(argv[i], "--iter"))
+			iter = parse_num("--iter", argv[++i]);
+		else if (!strcmp(argv[i], "--reps"))
+			reps = parse_num("--reps", argv[++i]);
+		else if (!strcmp(argv[i], "--cgroup"))
+			cgroup = argv[++i];
+		else if (!strcmp(argv[i], "--true"))
+			st.true_path = argv[++i];
+		else
+			die("run: unknown option %s", argv[i]);
+	}
+	if (!iter)
+		iter = op->iter;
+	if (reps < 1 || reps > MAX_REPS)
+		die("run: --reps must be 1..%d", MAX_REPS);
+	if (cgroup)
+		cgroup_join(cgroup);
+	if (filter)
+		seccomp_install();
+	op_setup(op, &st);
+	op->fn(&st, iter / 10 + 1); /* warm-up: caches, page tables, the dentry */
+	for (long r = 0; r < reps; r++) {
+		uint64_t t0 = now_ns();
+
+		op->fn(&st, iter);
+		v[r] = (double)(now_ns() - t0) / iter;
+	}
+	qsort(v, reps, sizeof(v[0]), cmp_double);
+	printf("%s %.1f %.1f %.1f\n", op->name, reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2,
+	       v[0], v[reps - 1]);
+	return 0;
+}
+
+/* ---- set-up helpers ---- */
+
+static int cmd_mkcg(int argc, char **argv)
+{
+	char path[4096];
+	long n;
+
+	if (argc != 2)
+		die("usage: krsi-bench mkcg DIR N");
+	n = parse_num("N", argv[1]);
+	if (mkdir(argv[0], 0755) < 0 && errno != EEXIST)
+		die("mkdir %s: %s", argv[0], strerror(errno));
+	for (long i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/c%ld", argv[0], i);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			die("mkdir %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+/* One request, one reply line; the reply must say "ok":true. */
+static void call(const char *req)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char rep[4096];
+	size_t len = 0;
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", SOCKET_PATH);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("%s: %s", SOCKET_PATH, strerror(errno));
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		die("%s: write: %s", SOCKET_PATH, strerror(errno));
+	shutdown(fd, SHUT_WR);
+	while (len < sizeof(rep) - 1 && (n = read(fd, rep + len, sizeof(rep) - 1 - len)) > 0) {
+		len += n;
+		if (memchr(rep, '\n', len))
+			break;
+	}
+	rep[len] = 0;
+	close(fd);
+	if (!strstr(rep, "\"ok\":true") && !strstr(rep, "\"ok\": true"))
+		die("krsid refused %s: %s", req, rep);
+}
+
+static int cmd_register(int argc, char **argv)
+{
+	char req[1024];
+	long from, to;
+	uint64_t t0 = now_ns();
+
+	if (argc != 4)
+		die("usage: krsi-bench register CGPATH FROM TO PROFILE");
+	from = parse_num("FROM", argv[1]);
+	to = parse_num("TO", argv[2]);
+	for (long i = from; i < to; i++) {
+		snprintf(req, sizeof(req),
+			 "{\"version\":1,\"op\":\"register\",\"container\":\"bench-c%ld\","
+			 "\"cgroup\":\"%s/c%ld\",\"profile\":\"%s\"}\n",
+			 i, argv[0], i, argv[3]);
+		call(req);
+		if ((i + 1) % 1000 == 0)
+			fprintf(stderr, "krsi-bench: %ld registered (%.1f guest s)\n", i + 1,
+				(now_ns() - t0) / 1e9);
+	}
+	return 0;
+}
+
+static int cmd_profile(int argc, char **argv)
+{
+	static const char *const kinds[] = { "exec", "read", "write", "connect" };
+	FILE *f;
+	long n;
+
+	if (argc != 3)
+		die("usage: krsi-bench profile FILE NAME N");
+	n = parse_num("N", argv[2]);
+	f = fopen(argv[0], "we");
+	if (!f)
+		die("%s: %s", argv[0], strerror(errno));
+	fprintf(f, "{\n\"name\": \"%s\",\n\"version\": 1,\n\"mode\": \"enforce\",\n", argv[1]);
+	fprintf(f, "\"description\": \"krsi-bench: %ld deny entries that the benchmark never "
+		   "matches, and the rules a seccomp filter can express\",\n", n);
+	/* n entries over the four lists, none matching what the benchmark does. */
+	for (int k = 0; k < 4; k++) {
+		long m = n / 4 + (k < n % 4);
+
+		fprintf(f, "\"%s\": [", kinds[k]);
+		for (long i = 0; i < m; i++) {
+			if (k == 3) /* 10.B.C.D/32, port 80: the benchmark connects to 127.0.0.1 */
+				fprintf(f, "%s\"10.%ld.%ld.%ld/32:80\"", i ? "," : "", (i >> 16) & 255,
+					(i >> 8) & 255, i & 255);
+			else
+				fprintf(f, "%s\"/krsi-bench/%s/f%ld\"", i ? "," : "", kinds[k], i);
+		}
+		fprintf(f, "],\n");
+	}
+	fprintf(f, "\"socket\": [\"AF_PACKET\", \"AF_KEY\", \"AF_INET:SOCK_RAW\", \"AF_INET6:SOCK_RAW\"],\n"
+		   "\"mount\": true, \"ptrace\": true, \"module\": true, \"bpf\": true, \"userns\": true\n}\n");
+	if (fclose(f))
+		die("%s: %s", argv[0], strerror(errno));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: krsi-bench run|mkcg|register|profile ... (see the source)\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "mkcg"))
+		return cmd_mkcg(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "register"))
+		return cmd_register(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "profile"))
+		return cmd_profile(argc - 2, argv + 2);
+	fprintf(stderr, "krsi-bench: unknown command '%s'\n", argv[1]);
+	return 2;
+}

@@ -311,8 +311,8 @@ bad bad-cap '{ "name": "bad-cap", "version": 1, "mode": "enforce", "capabilities
 	'profile bad-cap.json: field "capabilities": "CAP_FLY": unknown capability'
 bad bad-cidr '{ "name": "bad-cidr", "version": 1, "mode": "enforce", "connect": ["10.0.0.1/8"] }' \
 	'profile bad-cidr.json: field "connect": "10.0.0.1/8": bad CIDR'
-bad bad-size "{ \"name\": \"bad-size\", \"version\": 1, \"mode\": \"enforce\", \"read\": [$(seq -f '"/f%g"' -s , 300)] }" \
-	'profile bad-size.json: field "read": 300 entries, at most 256 allowed'
+bad bad-size "{ \"name\": \"bad-size\", \"version\": 1, \"mode\": \"enforce\", \"read\": [$(seq -f '"/f%.0f"' -s , 16385)] }" \
+	'profile bad-size.json: field "read": 16385 entries, at most 16384 allowed'
 check_output "after the rejected reloads t-other is still version 1" '"version": 1,' krsictl profile show t-other
 check "and none of the invalid profiles is installed" \
 	sh -c "! krsictl profile list | grep -q '^bad-'"

@@ -123,20 +123,55 @@ static void maps_init(struct krsi_maps *m)
 		p[i] = -1;
 }
 
-/* Adopt a complete pinned set: every map, program and link of this build's skeleton. */
+static void progs_init(struct bpfobj *o)
+{
+	for (int i = 0; i < BPFOBJ_MAX_PROGS; i++)
+		o->progs[i].fd = -1;
+}
+
+static int prog_add(struct bpfobj *o, const char *name, struct krsi_err *err)
+{
+	struct bpfobj_prog *p;
+
+	if (o->n_programs >= BPFOBJ_MAX_PROGS)
+		return err_set(err, -E2BIG, "more than %d programs", BPFOBJ_MAX_PROGS);
+	p = &o->progs[o->n_programs++];
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->fd = -1;
+	p->attached = false;
+	return 0;
+}
+
+static void link_path(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, KRSI_PIN_DIR "/links/%s", name);
+}
+
+/*
+ * Adopt a complete pinned set: every map and program of this build's skeleton. Links are
+ * optional (a hook that no profile needs has none); the caller attaches what is missing.
+ */
 static int adopt(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	char path[256];
-	int n = 0;
+	int r;
 
 	bpf_object__for_each_program(prog, skel->obj)
 	{
-		snprintf(path, sizeof(path), KRSI_PIN_DIR "/links/%s", bpf_program__name(prog));
-		if (access(path, F_OK) < 0)
-			return err_set(err, -ENOENT, "%s missing", path);
-		n++;
+		struct bpfobj_prog *p;
+
+		r = prog_add(o, bpf_program__name(prog), err);
+		if (r < 0)
+			return r;
+		p = &o->progs[o->n_programs - 1];
+		snprintf(path, sizeof(path), KRSI_PIN_DIR "/progs/%s", p->name);
+		p->fd = bpf_obj_get(path);
+		if (p->fd < 0)
+			return err_set(err, -errno, "%s: %s", path, strerror(errno));
+		link_path(p->name, path, sizeof(path));
+		p->attached = access(path, F_OK) == 0;
 	}
 	bpf_object__for_each_map(map, skel->obj)
 	{
@@ -160,8 +195,43 @@ static int adopt(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 			return err_set(err, -EPROTO, "pinned objects speak ABI %u, this krsid %u",
 				       cfg.abi_version, KRSI_ABI_VERSION);
 	}
-	o->n_programs = n;
 	o->adopted = true;
+	return 0;
+}
+
+int bpfobj_attach(struct bpfobj *o, int i, struct krsi_err *err)
+{
+	struct bpfobj_prog *p = &o->progs[i];
+	char path[256];
+	int fd, r;
+
+	if (p->attached)
+		return 0;
+	/* An LSM program attaches through a tracing link: raw_tracepoint_open without a name. */
+	fd = bpf_raw_tracepoint_open(NULL, p->fd);
+	if (fd < 0)
+		return err_set(err, -errno, "attach %s: %s", p->name, strerror(errno));
+	link_path(p->name, path, sizeof(path));
+	r = bpf_obj_pin(fd, path) < 0 ? -errno : 0;
+	/* The pinned link keeps the attachment; unpinned, closing the fd detaches it. */
+	close(fd);
+	if (r < 0)
+		return err_set(err, r, "pin %s: %s", path, strerror(-r));
+	p->attached = true;
+	return 0;
+}
+
+int bpfobj_detach(struct bpfobj *o, int i, struct krsi_err *err)
+{
+	struct bpfobj_prog *p = &o->progs[i];
+	char path[256];
+
+	if (!p->attached)
+		return 0;
+	link_path(p->name, path, sizeof(path));
+	if (unlink(path) < 0 && errno != ENOENT)
+		return err_set(err, -errno, "unpin %s: %s", path, strerror(errno));
+	p->attached = false;
 	return 0;
 }
 
@@ -193,7 +263,7 @@ static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 	struct krsi_config cfg = { .throttle_ns = 1000000000ULL, .abi_version = KRSI_ABI_VERSION };
 	__u32 zero = 0;
 	char path[256];
-	int r, n = 0;
+	int r;
 
 	r = krsi__load(skel);
 	if (r < 0)
@@ -220,26 +290,16 @@ static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 	}
 	bpf_object__for_each_program(prog, skel->obj)
 	{
-		struct bpf_link *link = bpf_program__attach(prog);
-
-		if (!link)
-			return err_set(err, -errno, "attach %s: %s", bpf_program__name(prog),
-				       strerror(errno));
-		snprintf(path, sizeof(path), KRSI_PIN_DIR "/links/%s", bpf_program__name(prog));
-		r = bpf_link__pin(link, path);
+		r = prog_add(o, bpf_program__name(prog), err);
 		if (r < 0)
-			return err_set(err, r, "pin %s: %s", path, strerror(-r));
+			return r;
 		snprintf(path, sizeof(path), KRSI_PIN_DIR "/progs/%s", bpf_program__name(prog));
 		r = bpf_program__pin(prog, path);
 		if (r < 0)
 			return err_set(err, r, "pin %s: %s", path, strerror(-r));
+		o->progs[o->n_programs - 1].fd = dup(bpf_program__fd(prog));
 		add_self_id(bpf_map__fd(skel->maps.self_ids), bpf_program__fd(prog), true);
-		/* The pinned link keeps the attachment after this process exits. */
-		bpf_link__disconnect(link);
-		bpf_link__destroy(link);
-		n++;
 	}
-	o->n_programs = n;
 	return 0;
 }
 
@@ -251,6 +311,7 @@ int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err
 
 	memset(o, 0, sizeof(*o));
 	maps_init(&o->maps);
+	progs_init(o);
 	r = ensure_bpffs(err);
 	if (r < 0)
 		return r;
@@ -265,7 +326,6 @@ int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err
 		}
 		/* An incomplete or foreign set: start over, said loudly by the caller. */
 		bpfobj_close(o);
-		maps_init(&o->maps);
 		snprintf(err->msg, sizeof(err->msg), "pinned objects not adoptable (%s), reloading",
 			 aerr.msg);
 	}
@@ -288,4 +348,11 @@ void bpfobj_close(struct bpfobj *o)
 			close(p[i]);
 		p[i] = -1;
 	}
+	for (int i = 0; i < o->n_programs; i++) {
+		if (o->progs[i].fd >= 0)
+			close(o->progs[i].fd);
+		o->progs[i].fd = -1;
+	}
+	o->n_programs = 0;
+	o->adopted = false;
 }

@@ -125,6 +125,20 @@ static int cmd_simple(enum proto_op op, const char *key)
 	return 0;
 }
 
+/* The attached hooks, one line: "hooks:      bprm_check_security file_open ...". */
+static void print_hooks(json_object *a)
+{
+	json_object *hooks;
+
+	if (!json_object_object_get_ex(a, "hooks", &hooks) ||
+	    !json_object_is_type(hooks, json_type_array))
+		return;
+	printf("hooks:     ");
+	for (size_t i = 0; i < json_object_array_length(hooks); i++)
+		printf(" %s", json_object_get_string(json_object_array_get_idx(hooks, i)));
+	printf("\n");
+}
+
 static int cmd_status(void)
 {
 	_cleanup_json_ json_object *rep = NULL;
@@ -140,10 +154,12 @@ static int cmd_status(void)
 	json_object_object_get_ex(rep, "agent", &a);
 	json_object_object_get_ex(rep, "kernel", &k);
 	json_object_object_get_ex(rep, "stats", &s);
-	printf("agent:      krsid %s, pid %s, %s programs (%s)\n", str(a, "version"), str(a, "pid"),
-	       str(a, "programs"),
+	printf("agent:      krsid %s, pid %s, %s programs (%s), %s attached\n", str(a, "version"),
+	       str(a, "pid"), str(a, "programs"),
 	       json_object_get_boolean(json_object_object_get(a, "adopted")) ? "adopted from pins"
-									   : "loaded");
+									   : "loaded",
+	       str(a, "attached"));
+	print_hooks(a);
 	printf("kernel:     lsm=%s, BPF LSM %s, audit switch %s, BTF %s\n", str(k, "lsm"),
 	       json_object_get_boolean(json_object_object_get(k, "bpf_lsm")) ? "active" : "OFF",
 	       !json_object_get_boolean(json_object_object_get(k, "audit_switch")) ? "absent"

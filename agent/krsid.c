@@ -26,6 +26,7 @@
 #include "bpfobj.h"
 #include "cgroup.h"
 #include "events.h"
+#include "hookset.h"
 #include "profile.h"
 #include "protocol.h"
 #include "registry.h"
@@ -40,6 +41,7 @@ struct installed {
 	char name[KRSI_NAME_MAX];
 	uint32_t id, slot, mode;
 	uint64_t digest, version;
+	uint64_t deny; /* its policy's deny bits: the hooks it needs attached */
 	struct profile *p; /* NULL when adopted from the maps and no longer in the directory */
 };
 
@@ -206,10 +208,79 @@ static void slots_collect(bool force)
 #undef RETIRED_DUE
 }
 
+/* ---- hooks: attached only while some installed profile can use them ---- */
+
+static uint64_t prof_deny_all(void)
+{
+	uint64_t deny = 0;
+
+	for (size_t i = 0; i < d.n_prof; i++)
+		deny |= d.prof[i].deny;
+	return deny;
+}
+
+/*
+ * Attach every program that deny bits DENY need: called before a policy with those bits is
+ * published, so that no policy ever names a hook that does not run.
+ */
+static int hooks_attach(uint64_t deny, struct krsi_err *err)
+{
+	for (int i = 0; i < d.obj.n_programs; i++) {
+		struct bpfobj_prog *p = &d.obj.progs[i];
+		int r;
+
+		if (p->attached || !hookset_needed(p->name, deny))
+			continue;
+		r = bpfobj_attach(&d.obj, i, err);
+		if (r < 0)
+			return r;
+		log_info("hook %s attached", p->name);
+	}
+	return 0;
+}
+
+/* Detach the programs that no installed policy needs: called once the policies are published. */
+static void hooks_detach_unused(void)
+{
+	uint64_t deny = prof_deny_all();
+	struct krsi_err err = { "" };
+
+	for (int i = 0; i < d.obj.n_programs; i++) {
+		struct bpfobj_prog *p = &d.obj.progs[i];
+
+		if (!p->attached || hookset_needed(p->name, deny))
+			continue;
+		if (bpfobj_detach(&d.obj, i, &err) < 0)
+			log_info("%s, ignoring", err.msg);
+		else
+			log_info("hook %s detached: no installed profile uses it", p->name);
+	}
+}
+
+static json_object *hooks_json(void)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < d.obj.n_programs; i++)
+		if (d.obj.progs[i].attached)
+			json_object_array_add(arr, json_object_new_string(d.obj.progs[i].name));
+	return arr;
+}
+
+static int hooks_attached(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < d.obj.n_programs; i++)
+		n += d.obj.progs[i].attached;
+	return n;
+}
+
 /* Write P's rules under a fresh slot, then flip its policy: the one update a program sees. */
 static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *err)
 {
 	struct installed *old = prof_find(p->name);
+	struct krsi_err herr = { "" };
 	struct profile_compiled c;
 	uint32_t id, slot;
 	__u8 one = 1;
@@ -233,6 +304,12 @@ static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *e
 	r = profile_compile(p, id, slot, &c);
 	if (r < 0)
 		return err_set(err, r, "profile %s: %s", p->name, strerror(-r));
+	/* The hooks first: once the policy is published, every hook it names must run. */
+	r = hooks_attach(c.policy.deny, &herr);
+	if (r < 0) {
+		profile_compiled_clear(&c);
+		return err_set(err, r, "profile %s: %s", p->name, herr.msg);
+	}
 	for (i = 0; i < c.n_paths; i++)
 		if (bpf_map_update_elem(d.obj.maps.path_rules, &c.paths[i], &one, BPF_ANY) < 0) {
 			r = err_set(err, -errno, "profile %s: writing path rule %zu: %s", p->name, i,
@@ -270,6 +347,7 @@ static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *e
 	old->mode = p->mode;
 	old->digest = p->digest;
 	old->version = p->version;
+	old->deny = c.policy.deny;
 	old->p = p;
 	*ret_changed = true;
 	profile_compiled_clear(&c);
@@ -333,6 +411,8 @@ static int prof_reload(json_object *changed, json_object *unchanged, struct krsi
 		loaded[i] = NULL; /* owned by its installed entry now */
 	}
 out:
+	/* After the policies are published, whether all of them or only some were. */
+	hooks_detach_unused();
 	for (size_t i = 0; i < n; i++)
 		profile_free(loaded[i]);
 	free(loaded);
@@ -609,6 +689,8 @@ static json_object *op_status(void)
 	json_object_object_add(a, "started", json_object_new_int64(d.started));
 	json_object_object_add(a, "adopted", json_object_new_boolean(d.obj.adopted));
 	json_object_object_add(a, "programs", json_object_new_int(d.obj.n_programs));
+	json_object_object_add(a, "attached", json_object_new_int(hooks_attached()));
+	json_object_object_add(a, "hooks", hooks_json());
 	json_object_object_add(a, "profile_dir", json_object_new_string(d.profile_dir));
 	json_object_object_add(a, "default_profile", json_object_new_string(d.default_profile));
 	json_object_object_add(a, "level_mask", json_object_new_uint64(cfg.level_mask));
@@ -812,6 +894,7 @@ static int recover(void)
 		d.prof[d.n_prof].mode = pol.mode;
 		d.prof[d.n_prof].digest = pol.digest;
 		d.prof[d.n_prof].version = pol.version;
+		d.prof[d.n_prof].deny = pol.deny;
 		d.n_prof++;
 		if (id > max_id)
 			max_id = id;
@@ -1008,8 +1091,9 @@ int main(int argc, char **argv)
 	}
 	if (err.msg[0])
 		log_info("%s", err.msg);
-	log_info("%s %d LSM programs, pinned in %s", d.obj.adopted ? "adopted" : "loaded and attached",
-		 d.obj.n_programs, KRSI_PIN_DIR);
+	log_info("%s %d LSM programs (%d attached), pinned in %s",
+		 d.obj.adopted ? "adopted" : "loaded", d.obj.n_programs, hooks_attached(),
+		 KRSI_PIN_DIR);
 	r = recover();
 	if (r < 0) {
 		log_info("recovering the pinned state: %s", strerror(-r));
@@ -1018,6 +1102,12 @@ int main(int argc, char **argv)
 	if (d.obj.adopted)
 		log_info("recovered %zu containers and %zu profiles from the pinned maps", d.reg.n,
 			 d.n_prof);
+	/* The hooks that the policies already in the maps need (and those always attached). */
+	r = hooks_attach(prof_deny_all(), &err);
+	if (r < 0) {
+		log_info("%s", err.msg);
+		return 1;
+	}
 	r = prof_reload(NULL, NULL, &err);
 	if (r < 0)
 		log_info("loading profiles: %s; keeping the installed ones", err.msg);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * krsi: one set of LSM programs for the whole machine, attached once. The current task's
+ * krsi: one set of LSM programs for the whole machine, loaded once; krsid attaches each only
+ * while some installed profile sets a deny bit it reads (agent/hookset.c). The current task's
  * cgroup, or its nearest registered ancestor, selects a profile; the profile's policy (deny
  * bits, masks, and a rule slot in the LPM tries) decides.
  *

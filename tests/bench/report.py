@@ -126,8 +126,8 @@ def main():
     if mp is not None:
         target("a hook that no loaded profile uses is not attached: it costs nothing",
                abs(mp) < 20,
-               f"krsid attaches all its programs at start; `file_mprotect` (no bench profile "
-               f"sets `wx`) adds {num(mp)} per 2 `mprotect` calls with nothing registered")
+               f"`file_mprotect` (no bench profile sets `wx`) adds {num(mp)} per 2 `mprotect` "
+               f"calls with nothing registered")
     # 2. host task
     h_open = added("op", "host", "open")
     h3 = added("depth", "host-3", "open", "depth", "none-1")
@@ -328,9 +328,9 @@ plot $d using 1:2 with linespoints title "container (registered at depth 1)", \\
     w("- Why the missed targets are missed: README.md, section Benchmarks.")
     w("- Container start: the *no krsi* runs come first in the boot, and the first `crun run` of")
     w("  the boot reads crun and the bundle from disk; the median leaves that run out.")
-    w("- Not done: krsid attaches every program at start, used by a loaded profile or not. Not")
-    w("  attaching unused hooks needs krsid to attach and detach programs as profiles change; the")
-    w("  *idle* column is what an unused hook costs today.")
+    w("- krsid attaches a program only while some installed profile uses its hook (see")
+    w("  agent/README.md): the *idle* column is what the hooks of the bench's profiles cost a")
+    w("  task with nothing registered.")
     w("- `connect` includes the `accept` and both `close` calls (a listener in the same process")
     w("  must drain its queue); the client closes with a reset, so 10,000s of connections do not")
     w("  run out of ports in TIME_WAIT.")

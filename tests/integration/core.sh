@@ -378,12 +378,89 @@ gone() {
 check "the agent collects a registration whose cgroup was removed" gone
 check "the events log holds JSON lines" sh -c "test -s '$EVENTS' && jq -e . '$EVENTS' >/dev/null"
 
-# ---- clean up ----
+# ---- hooks attached on demand ----
+# A hook that no installed profile uses has no link. Profiles stay in the maps until
+# krsid --unload, so start over with a directory that holds one profile without mount or W^X.
 for c in c-enf c-oth c-swap; do krsictl unregister "$c" >/dev/null 2>&1; done
 kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 krsid --unload >/dev/null 2>&1
-for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-arm; do
+L=/sys/fs/bpf/krsi/links
+P=$work/od-profiles
+mkdir -p "$P" "$CG/kc-od"
+od_profile() { # VERSION MODE FIELDS
+	printf '{ "name": "od", "version": %s, "mode": "%s", "exec": ["/nonexistent"]%s }\n' \
+		"$1" "$2" "$3" >"$P/od.json"
+}
+od_profile 1 enforce ""
+: >"$LOG"
+check "krsid starts with one profile that denies only an exec" start_agent
+check "always attached: bprm_check_security, bpf_map, bpf_prog" \
+	test -e $L/bprm_check_security -a -e $L/bpf_map -a -e $L/bpf_prog
+check "no profile denies mount: sb_mount and move_mount have no link" \
+	test ! -e $L/sb_mount -a ! -e $L/move_mount
+check "no profile sets wx, read, write or capabilities: no link for their hooks" \
+	test ! -e $L/file_mprotect -a ! -e $L/mmap_file -a ! -e $L/file_open -a ! -e $L/capable
+check_output "status counts 3 attached hooks" '"attached": 3' krsictl status --json
+# With BPF statistics on, a program counts its runs: a detached one does not run.
+run_cnt() { # PROGRAM
+	bpftool prog show pinned "/sys/fs/bpf/krsi/progs/$1" --json | jq -r '.run_cnt // 0'
+}
+sysctl -qw kernel.bpf_stats_enabled=1
+mount_runs=$(run_cnt sb_mount)
+check "a mount on the host is allowed" probe_says ok "" mount $K/mnt
+check "the detached sb_mount program did not run" test "$(run_cnt sb_mount)" = "$mount_runs"
+check "register kc-od under od" krsictl register c-od --cgroup /kc-od --profile od
+check "kc-od may mount while od denies no mount" probe_says ok kc-od mount $K/mnt
+
+od_profile 2 enforce ', "mount": true'
+check "reload od with mount: true" krsictl profile reload
+check "sb_mount and move_mount are attached" test -e $L/sb_mount -a -e $L/move_mount
+check_output "krsid logs the attachment" 'hook sb_mount attached' cat "$LOG"
+check "kc-od's mount is now denied" probe_says EPERM kc-od mount $K/mnt
+check "the host's mount is still allowed" probe_says ok "" mount $K/mnt
+check "the attached sb_mount program runs" test "$(run_cnt sb_mount)" -gt "$mount_runs"
+check "file_mprotect is still detached" test ! -e $L/file_mprotect
+
+od_profile 3 audit ', "ptrace": true'
+check "reload od without mount, with ptrace, in audit mode" krsictl profile reload
+check "sb_mount and move_mount are detached" test ! -e $L/sb_mount -a ! -e $L/move_mount
+check_output "krsid logs the detachment" 'hook sb_mount detached' cat "$LOG"
+check "an audit profile's hooks are attached too: ptrace" \
+	test -e $L/ptrace_access_check -a -e $L/ptrace_traceme
+check "kc-od may mount again" probe_says ok kc-od mount $K/mnt
+mount_runs=$(run_cnt sb_mount)
+probe_says ok "" mount $K/mnt >/dev/null
+check "the detached sb_mount program no longer runs" test "$(run_cnt sb_mount)" = "$mount_runs"
+sysctl -qw kernel.bpf_stats_enabled=0
+
+# A restart adopts the links as they are: nothing is attached again.
+ino=$(stat -c %i $L/ptrace_access_check)
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+: >"$LOG"
+check "krsid restarts" start_agent
+check_output "the restart adopted the pinned links" 'adopted [0-9]+ LSM programs \(5 attached\)' \
+	cat "$LOG"
+check "the restart attached and detached nothing" sh -c "! grep -E 'hook [a-z_]+ (at|de)tached' '$LOG'"
+check "ptrace_access_check keeps its link" test "$(stat -c %i $L/ptrace_access_check)" = "$ino"
+check "sb_mount is still detached" test ! -e $L/sb_mount
+# A link missing from the pins (removed by hand, say) is attached again at the next start.
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+rm -f $L/ptrace_traceme
+: >"$LOG"
+check "krsid restarts with ptrace_traceme's link missing" start_agent
+check_output "the restart attaches the missing link" 'hook ptrace_traceme attached' cat "$LOG"
+check "ptrace_traceme has its link again" test -e $L/ptrace_traceme
+krsictl unregister c-od >/dev/null 2>&1
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+check "krsid --unload removes every pin" sh -c 'krsid --unload && test ! -e /sys/fs/bpf/krsi'
+
+# ---- clean up ----
+krsid --unload >/dev/null 2>&1
+for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-arm kc-od; do
 	rmdir "$CG/$c" 2>/dev/null
 done
 rm -rf "$work" "$K"

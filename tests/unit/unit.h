@@ -29,5 +29,6 @@ void test_protocol(void);
 void test_registry(void);
 void test_hook(void);
 void test_events(void);
+void test_hookset(void);
 
 #endif

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
+#include "../bpf/krsi.h"
+#include "hookset.h"
+#include "util.h"
+
+/* Every program of bpf/krsi.bpf.c that reads a deny bit, and the bits it reads. */
+static const struct {
+	const char *prog;
+	uint64_t deny;
+} table[] = {
+	{ "file_open", KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "socket_create", KRSI_DENY(KRSI_HOOK_SOCKET) },
+	{ "socket_connect", KRSI_DENY(KRSI_HOOK_CONNECT) },
+	{ "socket_sendmsg", KRSI_DENY(KRSI_HOOK_CONNECT) },
+	{ "socket_bind", KRSI_DENY(KRSI_HOOK_BIND) },
+	{ "sb_mount", KRSI_DENY(KRSI_HOOK_MOUNT) },
+	{ "move_mount", KRSI_DENY(KRSI_HOOK_MOUNT) },
+	{ "ptrace_access_check", KRSI_DENY(KRSI_HOOK_PTRACE) },
+	{ "ptrace_traceme", KRSI_DENY(KRSI_HOOK_PTRACE) },
+	{ "kernel_module_request", KRSI_DENY(KRSI_HOOK_MODULE) },
+	{ "kernel_read_file", KRSI_DENY(KRSI_HOOK_MODULE) },
+	{ "kernel_load_data", KRSI_DENY(KRSI_HOOK_MODULE) },
+	{ "bpf", KRSI_DENY(KRSI_HOOK_BPF) },
+	{ "userns_create", KRSI_DENY(KRSI_HOOK_USERNS) },
+	{ "file_mprotect", KRSI_DENY(KRSI_HOOK_WX) },
+	{ "mmap_file", KRSI_DENY(KRSI_HOOK_WX) },
+	{ "capable", KRSI_DENY(KRSI_HOOK_CAPABLE) },
+	/*
+	 * Attached whatever the profiles say. bprm_check_security also arms until_exec
+	 * registrations: detached, a container registered at prestart would never be armed,
+	 * and a profile loaded later could not confine it. bpf_map and bpf_prog deny every
+	 * confined task an fd to krsi's own maps and programs.
+	 */
+	{ "bprm_check_security", 0 },
+	{ "bpf_map", 0 },
+	{ "bpf_prog", 0 },
+};
+
+static int find(const char *prog)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++)
+		if (!strcmp(table[i].prog, prog))
+			return (int)i;
+	return -1;
+}
+
+bool hookset_known(const char *prog)
+{
+	return find(prog) >= 0;
+}
+
+uint64_t hookset_deny_bits(const char *prog)
+{
+	int i = find(prog);
+
+	return i < 0 ? 0 : table[i].deny; /* unknown: attached, to be safe */
+}
+
+bool hookset_always(const char *prog)
+{
+	return hookset_deny_bits(prog) == 0;
+}
+
+bool hookset_needed(const char *prog, uint64_t deny)
+{
+	uint64_t bits = hookset_deny_bits(prog);
+
+	return !bits || (bits & deny);
+}

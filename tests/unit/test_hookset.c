@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+
+#include "../../bpf/krsi.h"
+#include "../../agent/hookset.h"
+#include "../../agent/profile.h"
+#include "unit.h"
+
+#ifndef KRSI_SRC
+#define KRSI_SRC "."
+#endif
+
+/* The deny bits of profile TEXT as compiled, or ~0 when it does not parse. */
+static uint64_t deny_of(const char *text)
+{
+	struct krsi_err err = { "" };
+	struct profile_compiled c = { 0 };
+	struct profile *p = NULL;
+	uint64_t deny = ~0ULL;
+
+	if (profile_parse("t.json", text, strlen(text), &p, &err) < 0)
+		return deny;
+	if (profile_compile(p, 1, 1, &c) == 0)
+		deny = c.policy.deny;
+	profile_compiled_clear(&c);
+	profile_free(p);
+	return deny;
+}
+
+/* Every SEC("lsm/NAME") program of bpf/krsi.bpf.c is in the table. */
+static void test_every_program_known(void)
+{
+	FILE *f = fopen(KRSI_SRC "/bpf/krsi.bpf.c", "r");
+	char line[512], name[128];
+	int n = 0, unknown = 0;
+
+	CHECK(f != NULL, "hookset: bpf/krsi.bpf.c readable");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SEC(\"lsm/%127[a-z_]\")", name) == 1) {
+			n++;
+			if (!hookset_known(name)) {
+				unknown++;
+				printf("#   program %s is not in agent/hookset.c\n", name);
+			}
+		}
+	fclose(f);
+	CHECK(n >= 20 && unknown == 0, "hookset: all %d LSM programs of krsi.bpf.c are mapped", n);
+}
+
+void test_hookset(void)
+{
+	static const char *always[] = { "bprm_check_security", "bpf_map", "bpf_prog" };
+	static const char *net[] = { "socket_create", "socket_connect", "socket_sendmsg",
+				     "socket_bind" };
+	uint64_t d;
+
+	test_every_program_known();
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		CHECK(hookset_always(always[i]) && hookset_needed(always[i], 0),
+		      "hookset: %s is attached with no profile loaded", always[i]);
+	CHECK(hookset_needed("no_such_program", 0), "hookset: an unknown program stays attached");
+	CHECK(!hookset_needed("file_mprotect", 0) && !hookset_needed("sb_mount", 0) &&
+		      !hookset_needed("capable", 0) && !hookset_needed("file_open", 0),
+	      "hookset: no profile, no deny bit: the deny-bit programs are detached");
+
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", \"mount\": true }");
+	CHECK(hookset_needed("sb_mount", d) && hookset_needed("move_mount", d),
+	      "hookset: mount: true attaches sb_mount and move_mount");
+	CHECK(!hookset_needed("file_open", d) && !hookset_needed("file_mprotect", d) &&
+		      !hookset_needed("mmap_file", d) && !hookset_needed("capable", d),
+	      "hookset: mount: true attaches neither file_open, W^X nor capable");
+	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+		CHECK(!hookset_needed(net[i], d), "hookset: mount: true leaves %s detached", net[i]);
+
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"audit\", \"mount\": false, "
+		    "\"wx\": false, \"read\": [\"/etc/shadow\"] }");
+	CHECK(hookset_needed("file_open", d) && !hookset_needed("sb_mount", d) &&
+		      !hookset_needed("file_mprotect", d),
+	      "hookset: an audit profile with a read rule needs file_open, not mount or W^X");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"write_dirs\": [\"/tmp\"] }");
+	CHECK(hookset_needed("file_open", d), "hookset: a write_dirs rule needs file_open");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"exec\": [\"/bin/nc\"] }");
+	CHECK(!hookset_needed("file_open", d) && hookset_needed("bprm_check_security", d),
+	      "hookset: an exec rule needs bprm_check_security only");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"connect\": [\"10.0.0.0/8\"] }");
+	CHECK(hookset_needed("socket_connect", d) && hookset_needed("socket_sendmsg", d) &&
+		      !hookset_needed("socket_bind", d) && !hookset_needed("socket_create", d),
+	      "hookset: a connect rule needs socket_connect and socket_sendmsg");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"bind\": [\"0.0.0.0/0:80\"], \"socket\": [\"AF_PACKET\"] }");
+	CHECK(hookset_needed("socket_bind", d) && hookset_needed("socket_create", d) &&
+		      !hookset_needed("socket_connect", d),
+	      "hookset: bind and socket rules need socket_bind and socket_create");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", \"ptrace\": true, "
+		    "\"module\": true, \"bpf\": true, \"userns\": true, \"wx\": true, "
+		    "\"capabilities\": [\"CAP_CHOWN\"] }");
+	CHECK(hookset_needed("ptrace_access_check", d) && hookset_needed("ptrace_traceme", d) &&
+		      hookset_needed("kernel_module_request", d) &&
+		      hookset_needed("kernel_read_file", d) && hookset_needed("kernel_load_data", d) &&
+		      hookset_needed("bpf", d) && hookset_needed("userns_create", d) &&
+		      hookset_needed("file_mprotect", d) && hookset_needed("mmap_file", d) &&
+		      hookset_needed("capable", d),
+	      "hookset: ptrace, module, bpf, userns, wx and capabilities attach their programs");
+	CHECK(!hookset_needed("file_open", d) && !hookset_needed("sb_mount", d),
+	      "hookset: ... and nothing else");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"capabilities\": [] }");
+	CHECK(!hookset_needed("capable", d), "hookset: an empty capability list needs no capable");
+}

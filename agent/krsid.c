@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -159,12 +161,55 @@ static bool slot_in_use(uint32_t slot)
 	return false;
 }
 
+static bool slot_due(uint32_t slot, bool force, uint64_t now)
+{
+	for (size_t i = 0; i < d.n_retired; i++)
+		if (d.retired[i].slot == slot && (force || now - d.retired[i].at_ns >= SLOT_GRACE_NS))
+			return true;
+	return false;
+}
+
+/*
+ * Delete the rules of MAP whose slot is due. One walk collects the keys, then they are
+ * deleted: deleting while walking would restart the walk at every deletion, which made a
+ * reload of a large profile cost time cubic in its rules.
+ */
+static void rules_collect(int map, size_t key_size, size_t slot_off, bool force, uint64_t now)
+{
+	_cleanup_free_ uint8_t *keys = NULL;
+	union {
+		struct krsi_path_key p;
+		struct krsi_net_key n;
+	} key, next;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+	uint32_t slot;
+
+	while (bpf_map_get_next_key(map, prev, &next) == 0) {
+		memcpy(&slot, (uint8_t *)&next + slot_off, sizeof(slot));
+		if (slot_due(slot, force, now)) {
+			if (n == cap) {
+				size_t c = cap ? 2 * cap : 256;
+				uint8_t *v = realloc(keys, c * key_size);
+
+				if (!v)
+					break; /* the rest waits for the next collection */
+				keys = v;
+				cap = c;
+			}
+			memcpy(keys + n++ * key_size, &next, key_size);
+		}
+		memcpy(&key, &next, key_size);
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(map, keys + i * key_size);
+}
+
 /* Delete rules of retired slots whose grace period is over (or all retired slots: FORCE). */
 static void slots_collect(bool force)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
-	struct krsi_path_key pk, pnext;
-	struct krsi_net_key nk, nnext;
 	size_t kept = 0;
 	bool any = false;
 
@@ -173,39 +218,14 @@ static void slots_collect(bool force)
 			any = true;
 	if (!any)
 		return;
-#define RETIRED_DUE(s)                                                                             \
-	({                                                                                         \
-		bool _due = false;                                                                 \
-		for (size_t _i = 0; _i < d.n_retired; _i++)                                        \
-			if (d.retired[_i].slot == (s) &&                                            \
-			    (force || now - d.retired[_i].at_ns >= SLOT_GRACE_NS))                  \
-				_due = true;                                                       \
-		_due;                                                                              \
-	})
-	/* Deleting while iterating restarts the walk from the start: the tries are small. */
-	for (void *prev = NULL; bpf_map_get_next_key(d.obj.maps.path_rules, prev, &pnext) == 0;) {
-		pk = pnext;
-		if (RETIRED_DUE(pk.slot)) {
-			bpf_map_delete_elem(d.obj.maps.path_rules, &pk);
-			prev = NULL;
-		} else {
-			prev = &pk;
-		}
-	}
-	for (void *prev = NULL; bpf_map_get_next_key(d.obj.maps.net_rules, prev, &nnext) == 0;) {
-		nk = nnext;
-		if (RETIRED_DUE(nk.slot)) {
-			bpf_map_delete_elem(d.obj.maps.net_rules, &nk);
-			prev = NULL;
-		} else {
-			prev = &nk;
-		}
-	}
+	rules_collect(d.obj.maps.path_rules, sizeof(struct krsi_path_key),
+		      offsetof(struct krsi_path_key, slot), force, now);
+	rules_collect(d.obj.maps.net_rules, sizeof(struct krsi_net_key),
+		      offsetof(struct krsi_net_key, slot), force, now);
 	for (size_t i = 0; i < d.n_retired; i++)
 		if (!(force || now - d.retired[i].at_ns >= SLOT_GRACE_NS))
 			d.retired[kept++] = d.retired[i];
 	d.n_retired = kept;
-#undef RETIRED_DUE
 }
 
 /* ---- hooks: attached only while some installed profile can use them ---- */

@@ -9,8 +9,10 @@ $(BUILD)/obj/krsi-oci-hook.o $(BUILD)/obj/oci_state.o: $(BUILD)/obj/%.o: oci-hoo
 		oci-hooks/oci_state.h $(KRSI_HDR) | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
+# Linked statically: a runtime starts the hook twice per container, and the dynamic loader's
+# relocation of libc and libjson-c was a large part of each start (tests/bench/results.md).
 $(BUILD)/krsi-oci-hook: $(HOOK_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ -ljson-c
+	$(CC) $(CFLAGS) -static -o $@ $^ -ljson-c
 
 # The unit runner (agent/krsi.mk) compiles $(UNIT_SRC) into one program: the state parser and
 # krsictl's oci-inject logic join it, tested by tests/unit/test_hook.c. Its prerequisites were

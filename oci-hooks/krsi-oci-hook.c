@@ -225,9 +225,6 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 	if (s->profile)
 		json_object_object_add(req, "profile", json_object_new_string(s->profile));
 	json_object_object_add(req, "cgroup", json_object_new_string(cgroup));
-	/* The runtime still mounts (masked paths, pivot_root) in this cgroup after prestart:
-	 * only exec rules apply until the first execve, the entrypoint's, which arms the rest. */
-	json_object_object_add(req, "until_exec", json_object_new_boolean(1));
 	/*
 	 * The runtime still mounts and sets up the container after this hook: only exec
 	 * rules apply until the container's first execve, which arms the rest.

@@ -4,8 +4,9 @@
 
 BENCH_ALL := $(BUILD)/krsi-bench $(BUILD)/krsi-true
 
-$(BUILD)/krsi-bench: tests/bench/krsi-bench.c | $(BUILD)/obj
-	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
+# Registers containers through agent/protocol.c, like krsictl.
+$(BUILD)/krsi-bench: tests/bench/krsi-bench.c $(BUILD)/obj/protocol.o | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $^ -ljson-c
 
 $(BUILD)/krsi-true: tests/bench/krsi-true.c | $(BUILD)/obj
 	$(CC) -O2 -static -nostdlib -fno-stack-protector -fcf-protection=none -o $@ $<

@@ -47,7 +47,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SOCKET_PATH "/run/krsi/krsid.sock"
+#include "protocol.h"
+#include "util.h"
+
 #define OPEN_FILE "/tmp/krsi-bench.file"
 #define MAX_REPS 64
 
@@ -398,35 +400,23 @@ static int cmd_mkcg(int argc, char **argv)
 	return 0;
 }
 
-/* One request, one reply line; the reply must say "ok":true. */
-static void call(const char *req)
+/* One request over krsid's control socket (agent/protocol.c); the reply must say ok. */
+static void call(json_object *req)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char rep[4096];
-	size_t len = 0;
-	ssize_t n;
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	_cleanup_json_ json_object *rep = NULL;
+	struct krsi_err err = { "" };
+	json_object *ok;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", SOCKET_PATH);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		die("%s: %s", SOCKET_PATH, strerror(errno));
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
-		die("%s: write: %s", SOCKET_PATH, strerror(errno));
-	shutdown(fd, SHUT_WR);
-	while (len < sizeof(rep) - 1 && (n = read(fd, rep + len, sizeof(rep) - 1 - len)) > 0) {
-		len += n;
-		if (memchr(rep, '\n', len))
-			break;
-	}
-	rep[len] = 0;
-	close(fd);
-	if (!strstr(rep, "\"ok\":true") && !strstr(rep, "\"ok\": true"))
-		die("krsid refused %s: %s", req, rep);
+	if (proto_call(PROTO_SOCKET_PATH, req, 0, &rep, &err) < 0)
+		die("%s: %s", PROTO_SOCKET_PATH, err.msg);
+	if (!json_object_object_get_ex(rep, "ok", &ok) || !json_object_get_boolean(ok))
+		die("krsid refused %s: %s", json_object_to_json_string(req),
+		    json_object_to_json_string(rep));
 }
 
 static int cmd_register(int argc, char **argv)
 {
-	char req[1024];
+	char container[64], cgroup[512];
 	long from, to;
 	uint64_t t0 = now_ns();
 
@@ -435,10 +425,13 @@ static int cmd_register(int argc, char **argv)
 	from = parse_num("FROM", argv[1]);
 	to = parse_num("TO", argv[2]);
 	for (long i = from; i < to; i++) {
-		snprintf(req, sizeof(req),
-			 "{\"version\":1,\"op\":\"register\",\"container\":\"bench-c%ld\","
-			 "\"cgroup\":\"%s/c%ld\",\"profile\":\"%s\"}\n",
-			 i, argv[0], i, argv[3]);
+		_cleanup_json_ json_object *req = proto_request_new(PROTO_REGISTER);
+
+		snprintf(container, sizeof(container), "bench-c%ld", i);
+		snprintf(cgroup, sizeof(cgroup), "%s/c%ld", argv[0], i);
+		json_object_object_add(req, "container", json_object_new_string(container));
+		json_object_object_add(req, "cgroup", json_object_new_string(cgroup));
+		json_object_object_add(req, "profile", json_object_new_string(argv[3]));
 		call(req);
 		if ((i + 1) % 1000 == 0)
 			fprintf(stderr, "krsi-bench: %ld registered (%.1f guest s)\n", i + 1,

@@ -18,6 +18,39 @@ static void add_int(json_object *o, const char *k, int64_t v)
 	json_object_object_add(o, k, json_object_new_int64(v));
 }
 
+static const char *call_str(int call)
+{
+	switch (call) {
+	case KRSI_CALL_EXECVE: return "execve";
+	case KRSI_CALL_MMAP: return "mmap";
+	case KRSI_CALL_MPROTECT: return "mprotect";
+	}
+	return NULL;
+}
+
+/* How a path hook matched: the path (or, for pathless code, why it has none) or the inode. */
+static const char *match_str(int m)
+{
+	switch (m) {
+	case KRSI_MATCH_PATH: return "path";
+	case KRSI_MATCH_INODE: return "inode";
+	case KRSI_MATCH_MEMFD: return "memfd";
+	case KRSI_MATCH_UNLINKED: return "unlinked";
+	}
+	return NULL;
+}
+
+static const char *wx_str(int why)
+{
+	switch (why) {
+	case KRSI_WX_ANON: return "anonymous";
+	case KRSI_WX_WRITE_EXEC: return "write+exec";
+	case KRSI_WX_WRITTEN: return "written";
+	case KRSI_WX_WRITERS: return "open for writing";
+	}
+	return NULL;
+}
+
 json_object *event_to_json(const struct krsi_event *e, const struct event_names *n,
 			   int64_t boot_to_real_ns)
 {
@@ -49,9 +82,18 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 
 	switch (e->hook) {
 	case KRSI_HOOK_EXEC:
+	case KRSI_HOOK_PATHLESS:
 	case KRSI_HOOK_OPEN_READ:
 	case KRSI_HOOK_OPEN_WRITE:
 		add_str(o, "path", path);
+		if (e->hook == KRSI_HOOK_EXEC || e->hook == KRSI_HOOK_PATHLESS)
+			add_str(o, "call", call_str(e->arg & 0xff));
+		add_str(o, "match", match_str((e->arg >> 8) & 0xff));
+		if (e->dev) {
+			snprintf(buf, sizeof(buf), "%u:%u", e->dev >> 20, e->dev & 0xfffff);
+			add_str(o, "dev", buf);
+		}
+		add_int(o, "inode", e->value);
 		break;
 	case KRSI_HOOK_SOCKET:
 		add_str(o, "family", names_family_str(e->net.family) ?: "unknown");
@@ -87,9 +129,10 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		break;
 	case KRSI_HOOK_WX:
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->value);
-		if (e->arg == 0)
+		if ((e->arg & 0xff) == KRSI_CALL_MPROTECT)
 			add_str(o, "address", buf);
-		add_str(o, "call", e->arg ? "mmap" : "mprotect");
+		add_str(o, "call", call_str(e->arg & 0xff));
+		add_str(o, "reason", wx_str((e->arg >> 8) & 0xff));
 		break;
 	case KRSI_HOOK_CAPABLE:
 		add_str(o, "capability", names_cap_str(e->arg) ?: "unknown");

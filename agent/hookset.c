@@ -24,8 +24,11 @@ static const struct {
 	{ "kernel_load_data", KRSI_DENY(KRSI_HOOK_MODULE) },
 	{ "bpf", KRSI_DENY(KRSI_HOOK_BPF) },
 	{ "userns_create", KRSI_DENY(KRSI_HOOK_USERNS) },
-	{ "file_mprotect", KRSI_DENY(KRSI_HOOK_WX) },
-	{ "mmap_file", KRSI_DENY(KRSI_HOOK_WX) },
+	/* W^X, and PROT_EXEC mappings as exec: the loader's and dlopen()'s way to run a file. */
+	{ "file_mprotect",
+	  KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_PATHLESS) },
+	{ "mmap_file",
+	  KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_PATHLESS) },
 	{ "capable", KRSI_DENY(KRSI_HOOK_CAPABLE) },
 	/*
 	 * Attached whatever the profiles say. bprm_check_security also arms until_exec

@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"  assign PROFILE CONTAINER                change a container's profile\n"
 		"  register CONTAINER (--cgroup PATH | --cgroup-id ID | --pid PID) [--profile NAME]\n"
 		"           [--until-exec]                 only exec rules until the first execve\n"
+		"           [--bundle DIR]                 OCI bundle: rules' file identities in its rootfs\n"
 		"  unregister CONTAINER\n"
 		"  events [--follow] [--container ID]      recent events, then new ones with --follow\n"
 		"exit codes: 0 done, 1 refused by the agent, 2 usage, 3 agent unreachable,\n"
@@ -262,7 +263,7 @@ static int cmd_events(bool follow, const char *container)
 	return r;
 }
 
-static const char *container, *cgroup, *profile;
+static const char *container, *cgroup, *profile, *bundle;
 static uint64_t cgroup_id, pid;
 static bool follow, has_id, has_pid, until_exec;
 
@@ -314,6 +315,9 @@ static int parse_opt(int c)
 	case 'X':
 		until_exec = true;
 		break;
+	case 'B':
+		bundle = optarg;
+		break;
 	case 'h':
 		usage(stdout);
 		return EXIT_OK;
@@ -337,13 +341,14 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "until-exec", no_argument, NULL, 'X' },
+		{ "bundle", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	const char *cmd;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "+s:t:jfc:g:i:P:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:t:jfc:g:i:P:p:B:h", opts, NULL)) != -1) {
 		r = parse_opt(c);
 		if (r >= 0)
 			return r;
@@ -358,7 +363,7 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:t:jfc:g:i:P:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:jfc:g:i:P:p:B:h", opts, NULL)) != -1) {
 		r = parse_opt(c);
 		if (r >= 0)
 			return r;
@@ -418,6 +423,8 @@ int main(int argc, char **argv)
 			json_object_object_add(req, "pid", json_object_new_int64(pid));
 		if (until_exec)
 			json_object_object_add(req, "until_exec", json_object_new_boolean(1));
+		if (bundle)
+			json_object_object_add(req, "bundle", json_object_new_string(bundle));
 		r = call(req, &rep);
 		if (!r && opt_json)
 			print_json(rep);

@@ -29,6 +29,7 @@
 #include "cgroup.h"
 #include "events.h"
 #include "hookset.h"
+#include "identity.h"
 #include "profile.h"
 #include "protocol.h"
 #include "registry.h"
@@ -37,6 +38,7 @@
 #define GC_INTERVAL_S 2
 #define SLOT_GRACE_NS (2ULL * 1000000000ULL)
 #define MAX_SUBSCRIBERS 64
+#define REFRESH_INTERVAL_S 30
 
 /* A profile known to the agent: installed in the profiles map under ID, rules under SLOT. */
 struct installed {
@@ -74,6 +76,9 @@ static struct {
 	struct subscriber subs[MAX_SUBSCRIBERS];
 	size_t n_subs;
 	struct event_ring recent;
+	struct identity_table ids; /* file identities of exact rules, mirrored in inode_rules */
+	unsigned int refresh_s;	   /* resolve them again every REFRESH_S seconds (0 = never) */
+	uint64_t refreshed_ns;
 	int epfd, listen_fd, timer_fd;
 	volatile sig_atomic_t stop;
 	time_t started;
@@ -82,6 +87,7 @@ static struct {
 	.socket_path = PROTO_SOCKET_PATH,
 	.events_path = "/var/log/krsi/events.log",
 	.default_profile = "default",
+	.refresh_s = REFRESH_INTERVAL_S,
 };
 
 __attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...)
@@ -180,6 +186,8 @@ static void rules_collect(int map, size_t key_size, size_t slot_off, bool force,
 	union {
 		struct krsi_path_key p;
 		struct krsi_net_key n;
+		struct krsi_inode_key i;
+		struct krsi_name_key m;
 	} key, next;
 	size_t n = 0, cap = 0;
 	void *prev = NULL;
@@ -222,6 +230,14 @@ static void slots_collect(bool force)
 		      offsetof(struct krsi_path_key, slot), force, now);
 	rules_collect(d.obj.maps.net_rules, sizeof(struct krsi_net_key),
 		      offsetof(struct krsi_net_key, slot), force, now);
+	rules_collect(d.obj.maps.name_rules, sizeof(struct krsi_name_key),
+		      offsetof(struct krsi_name_key, slot), force, now);
+	/* The identity views of a due slot, then whatever no view holds (left by a restart). */
+	for (size_t i = 0; i < d.n_retired; i++)
+		if (force || now - d.retired[i].at_ns >= SLOT_GRACE_NS)
+			identity_drop_slot(&d.ids, d.retired[i].slot);
+	rules_collect(d.obj.maps.inode_rules, sizeof(struct krsi_inode_key),
+		      offsetof(struct krsi_inode_key, slot), force, now);
 	for (size_t i = 0; i < d.n_retired; i++)
 		if (!(force || now - d.retired[i].at_ns >= SLOT_GRACE_NS))
 			d.retired[kept++] = d.retired[i];
@@ -296,6 +312,218 @@ static int hooks_attached(void)
 	return n;
 }
 
+/* ---- file identities of exact rules (agent/identity.h) ---- */
+
+static int ids_write(void *ctx, const struct krsi_inode_key *k, bool add)
+{
+	static const __u8 one = 1;
+
+	if (add)
+		return bpf_map_update_elem(d.obj.maps.inode_rules, k, &one, BPF_ANY) < 0 ? -errno : 0;
+	return bpf_map_delete_elem(d.obj.maps.inode_rules, k) < 0 ? -errno : 0;
+}
+
+/* Host views are owned by "profile:NAME"; a container id has no ":". */
+static void ids_host_owner(const char *profile, char *buf, size_t size)
+{
+	snprintf(buf, size, "profile:%s", profile);
+}
+
+static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
+		    enum identity_source src, const struct identity_root *root, struct krsi_err *err)
+{
+	struct krsi_inode_key *keys;
+	size_t n;
+	int r;
+
+	r = identity_view_keys(p, slot, root, &keys, &n);
+	if (r < 0)
+		return err_set(err, r, "file identities: %s", strerror(-r));
+	return identity_view_set(&d.ids, owner, src, slot, keys, n, err);
+}
+
+/* P's exact rules as the host sees them, under SLOT. */
+static int ids_host(const struct profile *p, uint32_t slot, struct krsi_err *err)
+{
+	struct identity_root root;
+	char owner[KRSI_CONTAINER_MAX];
+	int r;
+
+	r = identity_root_open_path("/", &root, err);
+	if (r < 0)
+		return r;
+	ids_host_owner(p->name, owner, sizeof(owner));
+	r = ids_view(p, slot, owner, IDENTITY_HOST, &root, err);
+	identity_root_close(&root);
+	return r;
+}
+
+/* The lowest pid in cgroup CG or below it (a runtime may use sub-cgroups); 0 if none. */
+static int64_t cgroup_some_pid(const char *cg, int depth)
+{
+	const char *mnt;
+	char path[4096];
+	_cleanup_fclose_ FILE *f = NULL;
+	long long pid, best = 0;
+	DIR *dir;
+	struct dirent *de;
+
+	if (cgroup_mount(&mnt) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s%s/cgroup.procs", mnt, cg);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%lld", &pid) == 1)
+		if (pid > 0 && (!best || pid < best))
+			best = pid;
+	if (best || depth <= 0)
+		return best;
+	snprintf(path, sizeof(path), "%s%s", mnt, cg);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while (!best && (de = readdir(dir))) {
+		char sub[KRSI_CGROUP_PATH_MAX * 2];
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", strcmp(cg, "/") ? cg : "", de->d_name);
+		best = cgroup_some_pid(sub, depth - 1);
+	}
+	closedir(dir);
+	return best;
+}
+
+/*
+ * Container E's views under SLOT: its rootfs as its bundle names it, and the root of process
+ * E->pid once it runs. STRICT (a registration): a rootfs that cannot be read is an error;
+ * otherwise (a refresh) the old view stays.
+ */
+static int ids_container(const struct registry_entry *e, const struct profile *p, uint32_t slot,
+			 bool strict, struct krsi_err *err)
+{
+	struct identity_root root;
+	struct krsi_err lerr;
+	int r;
+
+	if (e->rootfs[0]) {
+		r = identity_root_open_path(e->rootfs, &root, strict ? err : &lerr);
+		if (r < 0 && strict)
+			return err_set(err, r, "container %s: rootfs %s: %s", e->container, e->rootfs,
+				       strerror(-r));
+		if (r == 0) {
+			r = ids_view(p, slot, e->container, IDENTITY_BUNDLE, &root, err);
+			identity_root_close(&root);
+			if (r < 0)
+				return r;
+		}
+	}
+	if (e->pid > 0 && identity_root_open_pid(e->pid, &root, &lerr) == 0) {
+		r = ids_view(p, slot, e->container, IDENTITY_LIVE, &root, err);
+		identity_root_close(&root);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Drop container C's views under every slot but KEEP (-1: all). */
+static void ids_container_drop(const char *c, int64_t keep)
+{
+	identity_view_drop(&d.ids, c, IDENTITY_BUNDLE, keep);
+	identity_view_drop(&d.ids, c, IDENTITY_LIVE, keep);
+}
+
+/*
+ * The views of profile P under SLOT, before a policy naming SLOT is published: the host's and
+ * those of every container registered under P.
+ */
+static int ids_profile(const struct profile *p, uint32_t slot, struct krsi_err *err)
+{
+	int r = ids_host(p, slot, err);
+
+	for (size_t i = 0; r == 0 && i < d.reg.n; i++)
+		if (!strcmp(d.reg.v[i].profile, p->name))
+			r = ids_container(&d.reg.v[i], p, slot, false, err);
+	return r;
+}
+
+static bool cgroup_armed(uint64_t cgroup_id)
+{
+	struct krsi_cgroup cg = { 0 };
+
+	return bpf_map_lookup_elem(d.obj.maps.cgroups, &cgroup_id, &cg) == 0 &&
+	       cg.flags & KRSI_CG_ARMED;
+}
+
+/*
+ * Resolve every view again: files replaced at a rule's path, inode numbers freed and reused,
+ * a live root's pid that exited (another process of the cgroup takes over).
+ */
+static void ids_refresh(void)
+{
+	struct krsi_err err = { "" };
+	size_t keys = d.ids.n_refs;
+
+	for (size_t i = 0; i < d.n_prof; i++)
+		if (d.prof[i].p && ids_host(d.prof[i].p, d.prof[i].slot, &err) < 0)
+			log_info("profile %s: %s", d.prof[i].name, err.msg);
+	for (size_t i = 0; i < d.reg.n; i++) {
+		struct registry_entry *e = &d.reg.v[i];
+		struct installed *ip = prof_find(e->profile);
+		char live[64];
+
+		if (!ip || !ip->p)
+			continue;
+		snprintf(live, sizeof(live), "/proc/%lld/root", (long long)e->pid);
+		if (cgroup_armed(e->cgroup_id) && (e->pid <= 0 || access(live, F_OK) < 0))
+			e->pid = cgroup_some_pid(e->cgroup, 3);
+		if (ids_container(e, ip->p, ip->slot, false, &err) < 0)
+			log_info("container %s: %s", e->container, err.msg);
+	}
+	d.refreshed_ns = now_ns(CLOCK_MONOTONIC);
+	if (d.verbose)
+		log_info("file identities refreshed: %zu keys (%zu before)", d.ids.n_refs, keys);
+}
+
+/*
+ * After a restart: the views are resolved again, then the keys that no view holds are deleted,
+ * except those of profiles adopted from the maps whose file is gone (their rules are unknown).
+ */
+static void ids_sweep(void)
+{
+	_cleanup_free_ struct krsi_inode_key *stale = NULL;
+	struct krsi_inode_key key, next;
+	size_t n = 0, cap = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(d.obj.maps.inode_rules, prev, &next) == 0) {
+		bool keep = identity_has(&d.ids, &next);
+
+		for (size_t i = 0; !keep && i < d.n_prof; i++)
+			keep = !d.prof[i].p && d.prof[i].slot == next.slot;
+		if (!keep) {
+			if (n == cap) {
+				size_t c = cap ? 2 * cap : 256;
+				struct krsi_inode_key *v = realloc(stale, c * sizeof(*v));
+
+				if (!v)
+					break;
+				stale = v;
+				cap = c;
+			}
+			stale[n++] = next;
+		}
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(d.obj.maps.inode_rules, &stale[i]);
+	if (n)
+		log_info("file identities: %zu stale keys deleted", n);
+}
+
 /* Write P's rules under a fresh slot, then flip its policy: the one update a program sees. */
 static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *err)
 {
@@ -305,7 +533,7 @@ static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *e
 	uint32_t id, slot;
 	__u8 one = 1;
 	int r = 0;
-	size_t i = 0, j = 0;
+	size_t i = 0, j = 0, m = 0;
 
 	*ret_changed = false;
 	if (old && old->digest == p->digest && old->p) {
@@ -342,6 +570,18 @@ static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *e
 				    j, strerror(errno));
 			goto undo;
 		}
+	for (m = 0; m < c.n_names; m++)
+		if (bpf_map_update_elem(d.obj.maps.name_rules, &c.names[m], &one, BPF_ANY) < 0) {
+			r = err_set(err, -errno, "profile %s: writing name rule %zu: %s", p->name, m,
+				    strerror(errno));
+			goto undo;
+		}
+	/* The identities of its exact rules, for the host and every container under it. */
+	r = ids_profile(p, slot, &herr);
+	if (r < 0) {
+		r = err_set(err, r, "profile %s: %s", p->name, herr.msg);
+		goto undo;
+	}
 	if (bpf_map_update_elem(d.obj.maps.profiles, &id, &c.policy, BPF_ANY) < 0) {
 		r = err_set(err, -errno, "profile %s: writing policy: %s", p->name, strerror(errno));
 		goto undo;
@@ -378,6 +618,9 @@ undo:
 		bpf_map_delete_elem(d.obj.maps.path_rules, &c.paths[i]);
 	while (j-- > 0)
 		bpf_map_delete_elem(d.obj.maps.net_rules, &c.net[j]);
+	while (m-- > 0)
+		bpf_map_delete_elem(d.obj.maps.name_rules, &c.names[m]);
+	identity_drop_slot(&d.ids, slot);
 	profile_compiled_clear(&c);
 	return r;
 }
@@ -463,6 +706,7 @@ static int reg_write(const struct registry_entry *e, uint32_t profile_id, bool u
 	snprintf(re.container, sizeof(re.container), "%s", e->container);
 	snprintf(re.profile, sizeof(re.profile), "%s", e->profile);
 	snprintf(re.cgroup, sizeof(re.cgroup), "%s", e->cgroup);
+	snprintf(re.rootfs, sizeof(re.rootfs), "%s", e->rootfs);
 	re.registered_ns = e->registered_ns;
 	re.level = registry_cgroup_level(e->cgroup);
 	if (bpf_map_update_elem(d.obj.maps.registry, &e->cgroup_id, &re, BPF_ANY) < 0)
@@ -485,6 +729,7 @@ static void reg_delete(const char *container, const char *why)
 	id = e->cgroup_id;
 	bpf_map_delete_elem(d.obj.maps.cgroups, &id);
 	bpf_map_delete_elem(d.obj.maps.registry, &id);
+	ids_container_drop(container, -1);
 	log_info("container %s: unregistered (%s)", container, why);
 	registry_remove(&d.reg, container);
 	config_update_mask();
@@ -569,11 +814,51 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		if (!strcmp(e.cgroup, "/"))
 			return proto_reply_error("cgroup /: the root cgroup holds the host, refusing");
 		e.registered_ns = now_ns(CLOCK_REALTIME);
+		if (q->bundle) {
+			r = identity_bundle_rootfs(q->bundle, e.rootfs, sizeof(e.rootfs), &err);
+			if (r < 0)
+				return proto_reply_error("container %s: %s", e.container, err.msg);
+		}
+		/* A live root: the process named, unless it has still to exec into it. */
+		if (q->has_pid && !q->until_exec)
+			e.pid = q->pid;
+		else if (!q->until_exec)
+			e.pid = cgroup_some_pid(e.cgroup, 3);
+		cur = registry_find(&d.reg, e.container);
+		if (cur && cur->cgroup_id == e.cgroup_id) { /* registered again: keep what it had */
+			if (!q->bundle)
+				snprintf(e.rootfs, sizeof(e.rootfs), "%s", cur->rootfs);
+			if (!e.pid)
+				e.pid = cur->pid;
+		}
 	}
 	snprintf(e.profile, sizeof(e.profile), "%s", profile);
+	/*
+	 * The file identities under the profile's slot before the cgroups entry names the
+	 * profile: a hard link made at the container's first instruction is already denied.
+	 */
+	if (ip->p) {
+		r = ids_container(&e, ip->p, ip->slot, true, &err);
+		if (r < 0) {
+			cur = registry_find(&d.reg, e.container);
+			if (!cur) {
+				ids_container_drop(e.container, -1);
+			} else if (!prof_find(cur->profile) || prof_find(cur->profile)->slot != ip->slot) {
+				identity_view_drop_one(&d.ids, e.container, IDENTITY_BUNDLE, ip->slot);
+				identity_view_drop_one(&d.ids, e.container, IDENTITY_LIVE, ip->slot);
+			}
+			return proto_reply_error("container %s: %s", e.container, err.msg);
+		}
+	}
 	added = registry_add(&d.reg, &e, &err);
-	if (added < 0)
+	if (added < 0) {
+		if (!registry_find(&d.reg, e.container))
+			ids_container_drop(e.container, -1);
 		return proto_reply_error("%s", err.msg);
+	}
+	cur = registry_find(&d.reg, e.container);
+	snprintf(cur->rootfs, sizeof(cur->rootfs), "%s", e.rootfs);
+	cur->pid = e.pid;
 	/* The level bit first: a cgroups entry at an unmarked level would not be seen. */
 	config_update_mask();
 	r = reg_write(&e, ip->id, !assign && q->until_exec);
@@ -582,9 +867,12 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		config_update_mask();
 		bpf_map_delete_elem(d.obj.maps.cgroups, &e.cgroup_id);
 		bpf_map_delete_elem(d.obj.maps.registry, &e.cgroup_id);
+		ids_container_drop(e.container, -1);
 		return proto_reply_error("container %s: writing the maps: %s", e.container,
 					 strerror(-r));
 	}
+	/* Its views under the profile it had are no longer read. */
+	ids_container_drop(e.container, ip->slot);
 	log_info("container %s: %s cgroup %s (id %llu), profile %s", e.container,
 		 assign || added == 1 ? "assigned in" : "registered with", e.cgroup,
 		 (unsigned long long)e.cgroup_id, profile);
@@ -619,6 +907,18 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0;
 	re = registry_find_cgroup(&d.reg, e->policy_cgroup_id);
+	if (e->hook == KRSI_EVENT_ARMED) {
+		/* The container runs in its own root now: resolve its live view there. */
+		struct krsi_err err = { "" };
+
+		ip = re ? prof_find(re->profile) : NULL;
+		if (ip && ip->p) {
+			re->pid = e->pid;
+			if (ids_container(re, ip->p, ip->slot, false, &err) < 0)
+				log_info("container %s: %s", re->container, err.msg);
+		}
+		return 0;
+	}
 	ip = prof_find_id(e->profile_id);
 	if (re) {
 		n.container = re->container;
@@ -887,6 +1187,25 @@ reply:
 
 /* ---- start-up ---- */
 
+/* Retire the slots of MAP's keys that no policy names; raise *MAX_SLOT to the highest seen. */
+static void slots_scan(int map, size_t key_size, size_t slot_off, uint32_t *max_slot)
+{
+	uint8_t key[sizeof(struct krsi_path_key) + sizeof(struct krsi_inode_key)],
+		next[sizeof(key)];
+	void *prev = NULL;
+	uint32_t slot;
+
+	while (bpf_map_get_next_key(map, prev, next) == 0) {
+		memcpy(key, next, key_size);
+		prev = key;
+		memcpy(&slot, key + slot_off, sizeof(slot));
+		if (slot > *max_slot)
+			*max_slot = slot;
+		if (!slot_in_use(slot) && !slot_due(slot, true, 0))
+			slot_retire(slot);
+	}
+}
+
 static int recover(void)
 {
 	struct krsi_policy pol;
@@ -932,35 +1251,21 @@ static int recover(void)
 		snprintf(e.container, sizeof(e.container), "%.*s", KRSI_CONTAINER_MAX - 1, re.container);
 		snprintf(e.profile, sizeof(e.profile), "%.*s", KRSI_NAME_MAX - 1, re.profile);
 		snprintf(e.cgroup, sizeof(e.cgroup), "%.*s", KRSI_CGROUP_PATH_MAX - 1, re.cgroup);
+		snprintf(e.rootfs, sizeof(e.rootfs), "%.*s", KRSI_ROOTFS_MAX - 1, re.rootfs);
 		e.cgroup_id = cg;
 		e.registered_ns = re.registered_ns;
 		if (registry_add(&d.reg, &e, &err) < 0)
 			log_info("pinned registry: %s, ignoring", err.msg);
 	}
 	/* Rule slots that no policy names (a reload cut short by a kill): collect them. */
-	{
-		struct krsi_path_key pk, pn;
-		struct krsi_net_key nk, nn;
-		void *p = NULL;
-
-		while (bpf_map_get_next_key(d.obj.maps.path_rules, p, &pn) == 0) {
-			pk = pn;
-			p = &pk;
-			if (pk.slot > max_slot)
-				max_slot = pk.slot;
-			if (!slot_in_use(pk.slot))
-				slot_retire(pk.slot);
-		}
-		p = NULL;
-		while (bpf_map_get_next_key(d.obj.maps.net_rules, p, &nn) == 0) {
-			nk = nn;
-			p = &nk;
-			if (nk.slot > max_slot)
-				max_slot = nk.slot;
-			if (!slot_in_use(nk.slot))
-				slot_retire(nk.slot);
-		}
-	}
+	slots_scan(d.obj.maps.path_rules, sizeof(struct krsi_path_key),
+		   offsetof(struct krsi_path_key, slot), &max_slot);
+	slots_scan(d.obj.maps.net_rules, sizeof(struct krsi_net_key),
+		   offsetof(struct krsi_net_key, slot), &max_slot);
+	slots_scan(d.obj.maps.name_rules, sizeof(struct krsi_name_key),
+		   offsetof(struct krsi_name_key, slot), &max_slot);
+	slots_scan(d.obj.maps.inode_rules, sizeof(struct krsi_inode_key),
+		   offsetof(struct krsi_inode_key, slot), &max_slot);
 	d.next_id = max_id + 1;
 	d.next_slot = max_slot + 1;
 	return 0;
@@ -999,9 +1304,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: krsid [-v] [--profiles DIR] [--socket PATH] [--events FILE] [--log FILE]\n"
-		"             [--default-profile NAME] [--reset] [--unload]\n"
+		"             [--default-profile NAME] [--refresh-interval SECONDS] [--reset] [--unload]\n"
+		"  --refresh-interval  resolve the exact rules' file identities again every SECONDS\n"
+		"             (default %d; 0 = only when profiles and registrations change)\n"
 		"  --reset    unpin and reload the BPF programs (enforcement stops for a moment)\n"
-		"  --unload   unpin everything and exit: no more enforcement\n");
+		"  --unload   unpin everything and exit: no more enforcement\n",
+		REFRESH_INTERVAL_S);
 }
 
 int main(int argc, char **argv)
@@ -1013,6 +1321,7 @@ int main(int argc, char **argv)
 		{ "events", required_argument, NULL, 'e' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "default-profile", required_argument, NULL, 'd' },
+		{ "refresh-interval", required_argument, NULL, 'r' },
 		{ "reset", no_argument, NULL, 'R' },
 		{ "unload", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1025,6 +1334,7 @@ int main(int argc, char **argv)
 	int c, r;
 
 	d.log = stderr;
+	d.ids.write = ids_write;
 	while ((c = getopt_long(argc, argv, "vp:s:e:l:d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'v':
@@ -1045,6 +1355,20 @@ int main(int argc, char **argv)
 		case 'd':
 			d.default_profile = optarg;
 			break;
+		case 'r': {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || v > 86400) {
+				fprintf(stderr, "krsid: --refresh-interval %s: expected seconds, 0 to 86400\n",
+					optarg);
+				return 2;
+			}
+			d.refresh_s = v;
+			break;
+		}
 		case 'R':
 			reset = true;
 			break;
@@ -1136,6 +1460,9 @@ int main(int argc, char **argv)
 			 "will fail", d.default_profile);
 	reg_collect();
 	config_update_mask();
+	/* The views of what is installed and registered, then the keys none of them holds. */
+	ids_refresh();
+	ids_sweep();
 
 	if (d.events_path) {
 		char dir[4096], *slash;
@@ -1201,6 +1528,9 @@ int main(int argc, char **argv)
 					continue;
 				reg_collect();
 				slots_collect(false);
+				if (d.refresh_s && now_ns(CLOCK_MONOTONIC) - d.refreshed_ns >=
+							   d.refresh_s * 1000000000ULL)
+					ids_refresh();
 			} else if (fd == ring_buffer__epoll_fd(d.rb)) {
 				ring_buffer__consume(d.rb);
 			} else {

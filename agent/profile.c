@@ -324,6 +324,7 @@ static const struct field {
 	{ "bpf", F_BOOL, 0, offsetof(struct profile, bpf) },
 	{ "userns", F_BOOL, 0, offsetof(struct profile, userns) },
 	{ "wx", F_BOOL, 0, offsetof(struct profile, wx) },
+	{ "pathless_exec", F_BOOL, 0, offsetof(struct profile, pathless_exec) },
 };
 
 static int parse_field(struct ctx *c, const struct field *f, json_object *v)
@@ -553,8 +554,9 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 	for (int l = 0; l < PROFILE_PATH_LISTS; l++)
 		n += p->n_paths[l];
 	c.paths = calloc(n + 1, sizeof(*c.paths));
+	c.names = calloc(n + 1, sizeof(*c.names));
 	c.net = calloc(p->n_net[0] + p->n_net[1] + 1, sizeof(*c.net));
-	if (!c.paths || !c.net) {
+	if (!c.paths || !c.net || !c.names) {
 		profile_compiled_clear(&c);
 		return -ENOMEM;
 	}
@@ -570,6 +572,15 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 			k->kind = path_kind[l];
 			memcpy(k->path, p->paths[l][i], len);
 			k->prefixlen = (8 + len + (dir ? 0 : 1)) * 8;
+			if (dir) {
+				pol->dirs |= 1u << path_kind[l];
+			} else {
+				struct krsi_name_key *nk = &c.names[c.n_names++];
+
+				nk->slot = slot;
+				nk->kind = path_kind[l];
+				profile_basename(p->paths[l][i], nk->name, sizeof(nk->name));
+			}
 		}
 	}
 	if (p->n_paths[PROFILE_EXEC] || p->n_paths[PROFILE_EXEC_DIRS])
@@ -611,6 +622,8 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 		pol->deny |= KRSI_DENY(KRSI_HOOK_USERNS);
 	if (p->wx)
 		pol->deny |= KRSI_DENY(KRSI_HOOK_WX);
+	if (p->pathless_exec)
+		pol->deny |= KRSI_DENY(KRSI_HOOK_PATHLESS);
 	if (p->caps)
 		pol->deny |= KRSI_DENY(KRSI_HOOK_CAPABLE);
 	*ret = c;
@@ -621,7 +634,19 @@ void profile_compiled_clear(struct profile_compiled *c)
 {
 	free(c->paths);
 	free(c->net);
+	free(c->names);
 	c->paths = NULL;
 	c->net = NULL;
-	c->n_paths = c->n_net = 0;
+	c->names = NULL;
+	c->n_paths = c->n_net = c->n_names = 0;
+}
+
+void profile_basename(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	const char *b = slash ? slash + 1 : path;
+
+	memset(buf, 0, size);
+	/* Cut as the BPF side's bpf_probe_read_kernel_str() of the dentry's name cuts. */
+	memcpy(buf, b, strlen(b) < size - 1 ? strlen(b) : size - 1);
 }

@@ -12,7 +12,12 @@
  *   exec_dirs, read_dirs, write_dirs   arrays of absolute directories (everything below)
  *   socket       array of "AF_FAMILY" or "AF_FAMILY:SOCK_TYPE" (e.g. "AF_PACKET", "AF_INET:SOCK_RAW")
  *   connect, bind  arrays of "ADDR[/PREFIX][:PORT]" or "[ADDR6[/PREFIX]]:PORT" or "ADDR6[/PREFIX]"
- *   mount, ptrace, module, bpf, userns, wx   booleans
+ *   mount, ptrace, module, bpf, userns, wx, pathless_exec   booleans
+ *
+ * Exact rules (exec, read, write) name a file: its path, and its identity (device and inode)
+ * as resolved in each container's root and the host's (agent/identity.h), so another name of
+ * the same file is denied too. pathless_exec denies running code from a file that lives on no
+ * real directory (memfd_create, deleted files, O_TMPFILE), by execve or PROT_EXEC mapping.
  *   capabilities array of capability names ("CAP_SYS_ADMIN" or "sys_admin")
  */
 #ifndef KRSI_PROFILE_H
@@ -55,7 +60,7 @@ struct profile {
 	uint16_t types[KRSI_AF_MAX];
 	struct profile_net_rule *net[2]; /* [0] connect, [1] bind */
 	size_t n_net[2];
-	bool mount, ptrace, module, bpf, userns, wx;
+	bool mount, ptrace, module, bpf, userns, wx, pathless_exec;
 	uint64_t caps;
 	uint64_t digest; /* of the document's text */
 	json_object *doc; /* the parsed document, for `profile show` */
@@ -76,6 +81,8 @@ struct profile_compiled {
 	size_t n_paths;
 	struct krsi_net_key *net;
 	size_t n_net;
+	struct krsi_name_key *names; /* last components of the exact rules */
+	size_t n_names;
 };
 
 int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
@@ -87,6 +94,8 @@ int profile_parse_net(const char *s, struct profile_net_rule *ret, const char **
 /* Check and normalise an absolute path; DIR appends "/". Exposed for the tests. */
 int profile_normalize_path(const char *s, bool dir, char *buf, size_t size,
 			   const char **ret_reason);
+/* The last component of PATH as a name key holds it: zero-padded, cut to SIZE - 1 bytes. */
+void profile_basename(const char *path, char *buf, size_t size);
 /* Valid profile (and container) names. */
 bool profile_name_valid(const char *s);
 

@@ -23,7 +23,7 @@ struct pfield {
 
 static const struct opdef {
 	const char *name;
-	struct pfield f[6];
+	struct pfield f[8];
 } ops[PROTO_OP_COUNT] = {
 	[PROTO_STATUS] = { "status" },
 	[PROTO_PS] = { "ps" },
@@ -38,7 +38,8 @@ static const struct opdef {
 			       { "pid", T_INT, false, offsetof(struct proto_request, pid),
 				 offsetof(struct proto_request, has_pid) },
 			       { "until_exec", T_BOOL, false,
-				 offsetof(struct proto_request, until_exec) } } },
+				 offsetof(struct proto_request, until_exec) },
+			       S("bundle", bundle, false) } },
 	[PROTO_UNREGISTER] = { "unregister", { S("container", container, true) } },
 	[PROTO_ASSIGN] = { "assign",
 			   { S("container", container, true), S("profile", profile, true) } },
@@ -194,6 +195,12 @@ int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 			   strstr(req.cgroup, "/..") || strstr(req.cgroup, "//"))) {
 		r = err_set(err, -EINVAL, "field \"cgroup\": \"%s\": expected a cgroup path such as /a/b",
 			    req.cgroup);
+		goto fail;
+	}
+	if (req.bundle && (req.bundle[0] != '/' || strlen(req.bundle) >= KRSI_ROOTFS_MAX)) {
+		r = err_set(err, -EINVAL,
+			    "field \"bundle\": \"%.64s\": expected an absolute path of at most %d bytes",
+			    req.bundle, KRSI_ROOTFS_MAX - 1);
 		goto fail;
 	}
 	*ret = req;

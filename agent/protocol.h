@@ -56,6 +56,7 @@ struct proto_request {
 	const char *profile;
 	const char *cgroup;
 	const char *name;
+	const char *bundle; /* register: the OCI bundle, whose rootfs identities are resolved in */
 	uint64_t cgroup_id;
 	int64_t pid;
 	bool has_cgroup_id, has_pid, follow, until_exec;

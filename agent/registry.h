@@ -15,9 +15,11 @@ struct registry_entry {
 	char container[KRSI_CONTAINER_MAX];
 	char profile[KRSI_NAME_MAX];
 	char cgroup[KRSI_CGROUP_PATH_MAX];
+	char rootfs[KRSI_ROOTFS_MAX]; /* from the bundle, where file identities are resolved */
 	uint64_t cgroup_id;
 	uint64_t registered_ns;
 	uint32_t level;
+	int64_t pid; /* the process whose root the live identity view is resolved in (0: none) */
 };
 
 struct registry {

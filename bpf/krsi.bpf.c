@@ -32,9 +32,13 @@
 #define AF_INET6 10
 #define PROT_EXEC 0x4
 #define PTRACE_MODE_ATTACH 0x02
+#define PROT_WRITE 0x2
+#define VM_WRITE 0x2
+#define VM_EXEC 0x4
 #define FMODE_READ 0x1
 #define FMODE_WRITE 0x2
 #define CAP_OPT_NOAUDIT 0x2
+#define MNT_NS_INTERNAL ((unsigned long)1) /* kern_mount(): shm_mnt, pipes, anon inodes */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -75,6 +79,24 @@ struct {
 	__type(key, struct krsi_net_key);
 	__type(value, __u8);
 } net_rules SEC(".maps");
+
+/* File identities of exact rules (struct krsi_inode_key): another name of a denied file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KRSI_MAX_INODE_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct krsi_inode_key);
+	__type(value, __u8);
+} inode_rules SEC(".maps");
+
+/* Last components of exact rules: a path is resolved only when its name could match. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KRSI_MAX_NAME_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct krsi_name_key);
+	__type(value, __u8);
+} name_rules SEC(".maps");
 
 /* The agent's bookkeeping, pinned with the rest so that a restart recovers it; unused here. */
 struct {
@@ -128,6 +150,26 @@ struct ctx {
 };
 
 /*
+ * Tell the agent that an until_exec registration is armed: the task is in the container's own
+ * root now, where the agent resolves the identities of exact rules again.
+ */
+static __always_inline void armed_notify(__u64 cgid)
+{
+	struct krsi_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e)
+		return; /* the agent's periodic refresh catches up */
+	__builtin_memset(e, 0, sizeof(*e));
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->cgroup_id = bpf_get_current_cgroup_id();
+	e->policy_cgroup_id = cgid;
+	e->pid = bpf_get_current_pid_tgid() >> 32;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->hook = KRSI_EVENT_ARMED;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
  * Find the policy of the current task's nearest registered cgroup; false = not confined, or
  * registered but not armed yet (the runtime still setting the container up) unless ARM: the
  * exec hook arms it.
@@ -174,6 +216,7 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 			if (!arm)
 				return false;
 			cg->flags |= KRSI_CG_ARMED; /* racing CPUs set the same bit */
+			armed_notify(id);
 		}
 		c->cg = cg;
 		c->pol = pol;
@@ -206,6 +249,7 @@ struct report {
 	__s32 arg;
 	__u64 object; /* what makes two reports identical, besides hook and verdict */
 	__u64 value;
+	__u32 dev;
 	const char *path; /* kernel string or NULL */
 	struct krsi_event_net *net;
 };
@@ -255,7 +299,7 @@ static __always_inline void report(struct ctx *c, __u32 verdict, struct report *
 	e->suppressed = suppressed;
 	e->arg = r->arg;
 	e->value = r->value;
-	e->_pad0 = 0;
+	e->dev = r->dev;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (r->net)
 		__builtin_memcpy(&e->net, r->net, sizeof(e->net));
@@ -318,40 +362,107 @@ static __always_inline struct krsi_path_key *path_resolve(struct path *path)
 	return k;
 }
 
-static __always_inline int path_match(struct ctx *c, struct krsi_path_key *k, __u32 kind,
-				      __u32 hook)
+/*
+ * A file that lives on no real directory, so that no path rule could name it: on an internal
+ * mount (memfd_create, shared anonymous memory, anything of kern_mount()) or on a lazily
+ * unmounted one, or with no name left (unlinked while open, O_TMPFILE).
+ */
+static __always_inline __u32 file_pathless(struct file *f)
 {
-	struct report r = { .hook = hook, .path = k->path };
+	struct vfsmount *mnt = f->f_path.mnt;
+	struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
+	unsigned long ns = (unsigned long)BPF_CORE_READ(m, mnt_ns);
 
+	if (ns <= MNT_NS_INTERNAL)
+		return KRSI_MATCH_MEMFD;
+	if (!f->f_path.dentry->d_inode->__i_nlink)
+		return KRSI_MATCH_UNLINKED;
+	return 0;
+}
+
+/*
+ * The rules of KIND for file F: its identity first (one hash lookup), then its path. Where the
+ * policy has no directory rule of KIND, the path is resolved only if the file's name is the
+ * last component of some exact rule of KIND (one more hash lookup), which a file whose name is
+ * in no rule never pays. A file mounted on its own (a bind-mounted file) is named by its mount
+ * point, not by its dentry: its path is always resolved.
+ */
+static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind, __u32 hook,
+				      __u32 call)
+{
+	struct dentry *dentry = f->f_path.dentry;
+	struct inode *inode = dentry->d_inode;
+	struct krsi_inode_key ik = {
+		.slot = c->pol->slot, .kind = kind, .dev = inode->i_sb->s_dev, .ino = inode->i_ino
+	};
+	struct report r = { .hook = hook, .dev = ik.dev, .value = ik.ino };
+	struct krsi_path_key *k;
+
+	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
+		k = path_resolve(&f->f_path); /* for the report only */
+		r.path = k ? k->path : NULL;
+		r.arg = call | KRSI_MATCH_INODE << 8;
+		r.object = ik.ino ^ (__u64)ik.dev << 32;
+		return decide(c, &r);
+	}
+	if (!(c->pol->dirs & (1u << kind)) && dentry != f->f_path.mnt->mnt_root) {
+		struct krsi_name_key nk = { .slot = c->pol->slot, .kind = kind };
+
+		bpf_probe_read_kernel_str(nk.name, sizeof(nk.name), dentry->d_name.name);
+		if (!bpf_map_lookup_elem(&name_rules, &nk))
+			return 0;
+	}
+	k = path_resolve(&f->f_path);
+	if (!k)
+		return 0;
 	k->slot = c->pol->slot;
 	k->kind = kind;
 	if (!bpf_map_lookup_elem(&path_rules, k))
 		return 0;
+	r.path = k->path;
+	r.arg = call | KRSI_MATCH_PATH << 8;
 	r.object = hash_str(k->path);
 	return decide(c, &r);
+}
+
+/* Code from file F reaches the task (CALL: execve, or a PROT_EXEC mapping). */
+static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call)
+{
+	__u32 why;
+
+	if (c->pol->deny & KRSI_DENY(KRSI_HOOK_PATHLESS)) {
+		why = file_pathless(f);
+		if (why) {
+			struct report r = { .hook = KRSI_HOOK_PATHLESS, .arg = call | why << 8 };
+			struct krsi_path_key *k = path_resolve(&f->f_path);
+
+			r.path = k ? k->path : NULL;
+			r.value = f->f_path.dentry->d_inode->i_ino;
+			r.object = r.value ^ why;
+			return decide(c, &r);
+		}
+	}
+	if (!(c->pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
+		return 0;
+	return file_rules(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call);
 }
 
 SEC("lsm/bprm_check_security")
 int BPF_PROG(bprm_check_security, struct linux_binprm *bprm, int ret)
 {
-	struct krsi_path_key *k;
 	struct ctx c;
 
 	if (ret)
 		return ret;
-	if (!policy_get_arm(&c, true) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
+	if (!policy_get_arm(&c, true))
 		return 0;
 	/* bprm->file is the binary being run: after symlinks, whatever argv[0] says. */
-	k = path_resolve(&bprm->file->f_path);
-	if (!k)
-		return 0;
-	return path_match(&c, k, KRSI_PATH_EXEC, KRSI_HOOK_EXEC);
+	return exec_check(&c, bprm->file, KRSI_CALL_EXECVE);
 }
 
 SEC("lsm/file_open")
 int BPF_PROG(file_open, struct file *file, int ret)
 {
-	struct krsi_path_key *k;
 	struct ctx c;
 	__u64 deny;
 	unsigned int mode;
@@ -365,19 +476,13 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	if (!deny)
 		return 0;
 	mode = file->f_mode;
-	if (!(mode & FMODE_WRITE && deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) &&
-	    !(mode & FMODE_READ && deny & KRSI_DENY(KRSI_HOOK_OPEN_READ)))
-		return 0;
-	k = path_resolve(&file->f_path);
-	if (!k)
-		return 0;
 	if (mode & FMODE_WRITE && deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) {
-		r = path_match(&c, k, KRSI_PATH_WRITE, KRSI_HOOK_OPEN_WRITE);
+		r = file_rules(&c, file, KRSI_PATH_WRITE, KRSI_HOOK_OPEN_WRITE, 0);
 		if (r)
 			return r;
 	}
 	if (mode & FMODE_READ && deny & KRSI_DENY(KRSI_HOOK_OPEN_READ))
-		return path_match(&c, k, KRSI_PATH_READ, KRSI_HOOK_OPEN_READ);
+		return file_rules(&c, file, KRSI_PATH_READ, KRSI_HOOK_OPEN_READ, 0);
 	return 0;
 }
 
@@ -607,27 +712,82 @@ int BPF_PROG(userns_create, const struct cred *cred, int ret)
 	return flag_check(KRSI_HOOK_USERNS, 0, 0, NULL);
 }
 
-/* W^X: anonymous memory (heap, stack, mmap(MAP_ANONYMOUS)) made executable. */
+static __always_inline int wx_deny(struct ctx *c, __u32 call, __u32 why, __u64 addr)
+{
+	struct report r = { .hook = KRSI_HOOK_WX, .arg = call | why << 8, .value = addr };
+
+	r.object = call | why << 8;
+	return decide(c, &r);
+}
+
+/* Some task holds FILE open for writing: a mapping of it can change behind an X view. */
+static __always_inline bool file_has_writers(struct file *f)
+{
+	return f->f_inode->i_writecount.counter > 0;
+}
+
+/*
+ * W^X ("wx"): no memory is writable and executable at once, shared or private, file-backed or
+ * anonymous; no anonymous memory becomes executable; no mapping that is or was writable becomes
+ * executable; no file that is open for writing is mapped executable (a double mapping).
+ * Exec rules ("exec", "exec_dirs", "pathless_exec"): a PROT_EXEC mapping of a file is code
+ * from that file, as an execve of it would be: the loader (ld.so FILE) and dlopen() map it so.
+ */
 SEC("lsm/file_mprotect")
 int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot,
 	     int ret)
 {
+	struct file *file;
+	struct ctx c;
+	unsigned long flags;
+
 	if (ret)
 		return ret;
-	if (!(prot & PROT_EXEC) || vma->vm_file)
+	if (!(prot & PROT_EXEC))
 		return 0;
-	return flag_check(KRSI_HOOK_WX, 0, vma->vm_start, NULL);
+	if (!policy_get(&c))
+		return 0;
+	file = vma->vm_file;
+	flags = vma->vm_flags;
+	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
+		if (!file)
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_ANON, vma->vm_start);
+		if (prot & PROT_WRITE)
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITE_EXEC, vma->vm_start);
+		if (flags & VM_WRITE || vma->anon_vma)
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITTEN, vma->vm_start);
+		if (file_has_writers(file))
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITERS, vma->vm_start);
+	}
+	/* Already executable: checked when it was mapped or made so. */
+	if (!file || flags & VM_EXEC)
+		return 0;
+	return exec_check(&c, file, KRSI_CALL_MPROTECT);
 }
 
 SEC("lsm/mmap_file")
 int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
 	     unsigned long flags, int ret)
 {
+	struct ctx c;
+
 	if (ret)
 		return ret;
-	if (!(prot & PROT_EXEC) || file)
+	if (!(prot & PROT_EXEC))
 		return 0;
-	return flag_check(KRSI_HOOK_WX, 1, 0, NULL);
+	if (!policy_get(&c))
+		return 0;
+	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
+		if (!file)
+			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_ANON, 0);
+		if (prot & PROT_WRITE)
+			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_WRITE_EXEC, 0);
+		if (file_has_writers(file))
+			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_WRITERS, 0);
+	}
+	if (!file)
+		return 0;
+	return exec_check(&c, file, KRSI_CALL_MMAP);
 }
 
 SEC("lsm/capable")

@@ -14,13 +14,14 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 2
+#define KRSI_ABI_VERSION 3
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
 #define KRSI_NAME_MAX 64	  /* profile name, NUL included */
 #define KRSI_CONTAINER_MAX 128	  /* container id, NUL included */
 #define KRSI_CGROUP_PATH_MAX 512  /* cgroup path in the registry, NUL included */
+#define KRSI_ROOTFS_MAX 512	  /* a container's rootfs (from its bundle), NUL included */
 #define KRSI_COMM_MAX 16
 #define KRSI_MAX_LEVELS 64	  /* cgroup depths tracked in krsi_config.level_mask */
 #define KRSI_AF_MAX 64		  /* socket families covered by krsi_policy */
@@ -30,10 +31,13 @@
 #define KRSI_MAX_PROFILES 1024
 #define KRSI_MAX_PATH_RULES 65536 /* all slots together */
 #define KRSI_MAX_NET_RULES 16384
+#define KRSI_MAX_INODE_RULES 262144 /* file identities of exact rules, all slots and views */
+#define KRSI_MAX_NAME_RULES 65536   /* last components of exact rules, all slots */
+#define KRSI_BASENAME_MAX 48	    /* bytes of a last component in a name key, NUL included */
 
 /* Hooks, as reported in events; also the bit numbers of krsi_policy.deny. */
 enum krsi_hook {
-	KRSI_HOOK_EXEC = 0,	   /* bprm_check_security: the resolved binary */
+	KRSI_HOOK_EXEC = 0,	   /* bprm_check_security, mmap_file, file_mprotect: code from a file */
 	KRSI_HOOK_OPEN_READ,	   /* file_open for reading */
 	KRSI_HOOK_OPEN_WRITE,	   /* file_open for writing */
 	KRSI_HOOK_SOCKET,	   /* socket_create: family and type */
@@ -44,10 +48,39 @@ enum krsi_hook {
 	KRSI_HOOK_MODULE,	   /* kernel_module_request, kernel_read_file, kernel_load_data */
 	KRSI_HOOK_BPF,		   /* bpf() */
 	KRSI_HOOK_USERNS,	   /* userns_create */
-	KRSI_HOOK_WX,		   /* file_mprotect, mmap_file: anonymous memory made executable */
+	KRSI_HOOK_WX,		   /* file_mprotect, mmap_file: memory writable and executable */
 	KRSI_HOOK_CAPABLE,	   /* capable: a denied capability */
 	KRSI_HOOK_SELF,		   /* bpf_map, bpf_prog: a confined task reaching krsi's objects */
+	KRSI_HOOK_PATHLESS,	   /* exec or PROT_EXEC mapping of a file on no real directory */
 	KRSI_HOOK_COUNT,
+};
+
+/* Event-only hook values, never deny bits. */
+#define KRSI_EVENT_ARMED 62 /* an until_exec registration was armed by the execve of pid */
+
+/*
+ * krsi_event.arg of exec and pathless events: how the code was reached (low byte) and what
+ * matched (next byte).
+ */
+enum krsi_exec_call {
+	KRSI_CALL_EXECVE = 0,
+	KRSI_CALL_MMAP = 1,
+	KRSI_CALL_MPROTECT = 2,
+};
+
+enum krsi_match {
+	KRSI_MATCH_PATH = 0,	/* the path, by an exact or a directory rule */
+	KRSI_MATCH_INODE = 1,	/* the file's identity: another name of a denied file */
+	KRSI_MATCH_MEMFD = 2,	/* pathless: a file on an internal mount (memfd, shared memory) */
+	KRSI_MATCH_UNLINKED = 3, /* pathless: a file with no name left (deleted, O_TMPFILE) */
+};
+
+/* krsi_event.arg of wx events: the call (low byte, KRSI_CALL_MMAP or _MPROTECT) and why. */
+enum krsi_wx_reason {
+	KRSI_WX_ANON = 0,	 /* anonymous memory made executable */
+	KRSI_WX_WRITE_EXEC = 1,	 /* writable and executable at once */
+	KRSI_WX_WRITTEN = 2,	 /* a writable or written mapping made executable */
+	KRSI_WX_WRITERS = 3,	 /* the file is open for writing: the other half of a double map */
 };
 
 #define KRSI_DENY(hook) (1ULL << (hook))
@@ -80,6 +113,32 @@ struct krsi_path_key {
 	__u32 slot;
 	__u32 kind;
 	char path[KRSI_PATH_MAX];
+};
+
+/*
+ * File identities of exact rules: key of the inode_rules hash. The agent resolves every exact
+ * rule in each registered container's root and in the host's, and stores the file's identity
+ * as the kernel sees it: the superblock's device (the kernel's dev_t, MAJOR << 20 | MINOR)
+ * and the inode number of the path's dentry. Another name of the same file (a hard link, the
+ * file after rename) has the same identity.
+ */
+struct krsi_inode_key {
+	__u32 slot;
+	__u32 kind; /* enum krsi_path_kind */
+	__u64 dev;
+	__u64 ino;
+};
+
+/*
+ * Last components of exact rules: key of the name_rules hash. Where a policy has no directory
+ * rule of a kind, a file whose name is in no exact rule of that kind cannot match by path, so
+ * its path is never resolved. Names of KRSI_BASENAME_MAX bytes or more are cut to
+ * KRSI_BASENAME_MAX - 1 bytes on both sides; the full path decides.
+ */
+struct krsi_name_key {
+	__u32 slot;
+	__u32 kind;
+	char name[KRSI_BASENAME_MAX];
 };
 
 /*
@@ -116,6 +175,8 @@ struct krsi_policy {
 	__u64 caps;	    /* denied capabilities, bit = CAP_* number */
 	__u64 families;	    /* socket families denied for every type, bit = AF_* number */
 	__u16 types[KRSI_AF_MAX]; /* per family: denied socket types, bit = SOCK_* number */
+	__u32 dirs;	    /* bit K (enum krsi_path_kind): some directory rule of kind K */
+	__u32 _pad1;
 	/* Agent metadata, never read by the programs. */
 	__u64 digest;	    /* hash of the profile file's contents */
 	__u64 version;	    /* the profile's "version" */
@@ -146,6 +207,7 @@ struct krsi_registry_entry {
 	char container[KRSI_CONTAINER_MAX];
 	char profile[KRSI_NAME_MAX];
 	char cgroup[KRSI_CGROUP_PATH_MAX]; /* relative to the cgroup2 mount, "/a/b" */
+	char rootfs[KRSI_ROOTFS_MAX];	   /* the bundle's rootfs, "" if not given */
 	__u64 registered_ns;		   /* CLOCK_REALTIME */
 	__u32 level;			   /* depth of cgroup: "/" = 0, "/a" = 1 */
 	__u32 _pad0;
@@ -207,12 +269,13 @@ struct krsi_event {
 	__u32 profile_id;
 	__u32 slot;
 	__u32 suppressed; /* identical reports throttled since the last one sent */
-	__s32 arg;	  /* capability, kernel read/load id, bpf cmd, socket protocol */
-	__u64 value;	  /* address (wx), target pid (ptrace), mount flags */
+	__s32 arg;	  /* capability, kernel read/load id, bpf cmd, socket protocol; exec and
+			   * wx: call and match (enum krsi_exec_call, krsi_match, krsi_wx_reason) */
+	__u64 value;	  /* address (wx), target pid (ptrace), mount flags, inode (path hooks) */
 	char comm[KRSI_COMM_MAX];
 	struct krsi_event_net net;
 	char path[KRSI_PATH_MAX]; /* path, fs type, module name */
-	__u32 _pad0;
+	__u32 dev;		  /* path hooks: the file's device (kernel dev_t) */
 };
 
 #endif /* KRSI_H */

@@ -225,6 +225,9 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 	if (s->profile)
 		json_object_object_add(req, "profile", json_object_new_string(s->profile));
 	json_object_object_add(req, "cgroup", json_object_new_string(cgroup));
+	/* The agent resolves the rules' file identities in the rootfs before the container runs. */
+	if (s->bundle && s->bundle[0] == '/')
+		json_object_object_add(req, "bundle", json_object_new_string(s->bundle));
 	/*
 	 * The runtime still mounts and sets up the container after this hook: only exec
 	 * rules apply until the container's first execve, which arms the rest.

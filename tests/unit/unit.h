@@ -30,5 +30,6 @@ void test_registry(void);
 void test_hook(void);
 void test_events(void);
 void test_hookset(void);
+void test_identity(void);
 
 #endif

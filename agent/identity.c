@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0
+/* File identities of exact rules: resolution in a root, and the refcounted table of views. */
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+
+#include "identity.h"
+
+#define IDENTITY_TEXT_MAX (4 << 20) /* a mountinfo of some 20000 mounts */
+#define BUNDLE_CONFIG_MAX (4 << 20)
+
+/* ---- parsing ---- */
+
+static int field_u64(const char *text, const char *name, uint64_t *ret)
+{
+	size_t len = strlen(name);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		char *end;
+
+		if (strncmp(l, name, len))
+			continue;
+		errno = 0;
+		*ret = strtoull(l + len, &end, 10);
+		if (errno || end == l + len || (*end && *end != '\n'))
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int identity_parse_fdinfo(const char *text, uint64_t *ret_mnt_id, uint64_t *ret_ino)
+{
+	if (field_u64(text, "mnt_id:\t", ret_mnt_id) < 0)
+		return -EINVAL;
+	return field_u64(text, "ino:\t", ret_ino);
+}
+
+/* "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue" */
+int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned long long id, parent;
+		unsigned int major, minor;
+
+		if (sscanf(l, "%llu %llu %u:%u ", &id, &parent, &major, &minor) != 4)
+			continue;
+		if (id != mnt_id)
+			continue;
+		if (major >= 1u << 12 || minor >= 1u << 20)
+			return -ERANGE;
+		*ret_dev = identity_kdev(major, minor);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Read a whole (proc) file of at most IDENTITY_TEXT_MAX bytes, NUL-terminated. */
+static int read_text(int dirfd, const char *path, char **ret)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 4096) {
+			size_t c = cap ? 2 * cap : 16384;
+			char *v;
+
+			if (c > IDENTITY_TEXT_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			v = realloc(buf, c);
+			if (!v) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = v;
+			cap = c;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = 0;
+	*ret = buf;
+	return 0;
+}
+
+/* ---- resolution ---- */
+
+int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64_t *ret_dev,
+		     uint64_t *ret_ino)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *info = NULL, *mi = NULL;
+	char fdinfo[64];
+	uint64_t mnt_id, ino;
+	int r;
+
+	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0)
+		return -errno;
+	snprintf(fdinfo, sizeof(fdinfo), "/proc/self/fdinfo/%d", fd);
+	r = read_text(AT_FDCWD, fdinfo, &info);
+	if (r < 0)
+		return r;
+	r = identity_parse_fdinfo(info, &mnt_id, &ino);
+	if (r < 0)
+		return r;
+	r = read_text(AT_FDCWD, mountinfo, &mi);
+	if (r < 0)
+		return r;
+	r = identity_mountinfo_dev(mi, mnt_id, ret_dev);
+	if (r < 0)
+		return r;
+	*ret_ino = ino;
+	return 0;
+}
+
+int identity_root_open_path(const char *root_path, struct identity_root *ret, struct krsi_err *err)
+{
+	ret->fd = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ret->fd < 0)
+		return err_set(err, -errno, "root %s: %s", root_path, strerror(errno));
+	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/self/mountinfo");
+	return 0;
+}
+
+int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_err *err)
+{
+	char p[64];
+
+	snprintf(p, sizeof(p), "/proc/%lld/root", (long long)pid);
+	ret->fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ret->fd < 0)
+		return err_set(err, -errno, "pid %lld: its root: %s", (long long)pid, strerror(errno));
+	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/%lld/mountinfo", (long long)pid);
+	return 0;
+}
+
+void identity_root_close(struct identity_root *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	_cleanup_json_ json_object *doc = NULL;
+	json_object *root, *path;
+	char cfg[PATH_MAX];
+	const char *s;
+	int r;
+
+	if (bundle[0] != '/')
+		return err_set(err, -EINVAL, "bundle %s: not an absolute path", bundle);
+	if (snprintf(cfg, sizeof(cfg), "%s/config.json", bundle) >= (int)sizeof(cfg))
+		return err_set(err, -ENAMETOOLONG, "bundle %s: path too long", bundle);
+	r = read_text(AT_FDCWD, cfg, &text);
+	if (r < 0)
+		return err_set(err, r, "bundle config %s: %s", cfg, strerror(-r));
+	if (strlen(text) > BUNDLE_CONFIG_MAX)
+		return err_set(err, -EFBIG, "bundle config %s: larger than %d bytes", cfg,
+			       BUNDLE_CONFIG_MAX);
+	doc = json_tokener_parse(text);
+	if (!doc || !json_object_is_type(doc, json_type_object))
+		return err_set(err, -EINVAL, "bundle config %s: not a JSON object", cfg);
+	if (!json_object_object_get_ex(doc, "root", &root) ||
+	    !json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "path", &path) ||
+	    !json_object_is_type(path, json_type_string))
+		return err_set(err, -EINVAL, "bundle config %s: no root.path string", cfg);
+	s = json_object_get_string(path);
+	if (!s[0])
+		return err_set(err, -EINVAL, "bundle config %s: root.path is empty", cfg);
+	if (s[0] == '/')
+		r = snprintf(buf, size, "%s", s);
+	else
+		r = snprintf(buf, size, "%s/%s", bundle, s);
+	if (r < 0 || (size_t)r >= size)
+		return err_set(err, -ENAMETOOLONG, "bundle config %s: root.path too long", cfg);
+	return 0;
+}
+
+static const struct {
+	enum profile_path_list list;
+	uint32_t kind;
+} exact_lists[] = {
+	{ PROFILE_EXEC, KRSI_PATH_EXEC },
+	{ PROFILE_READ, KRSI_PATH_READ },
+	{ PROFILE_WRITE, KRSI_PATH_WRITE },
+};
+
+int identity_view_keys(const struct profile *p, uint32_t slot, const struct identity_root *root,
+		       struct krsi_inode_key **ret, size_t *ret_n)
+{
+	struct krsi_inode_key *keys;
+	size_t n = 0, max = 0;
+
+	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++)
+		max += p->n_paths[exact_lists[l].list];
+	keys = calloc(max + 1, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++) {
+		enum profile_path_list list = exact_lists[l].list;
+
+		for (size_t i = 0; i < p->n_paths[list]; i++) {
+			struct krsi_inode_key *k = &keys[n];
+			uint64_t dev, ino;
+
+			if (identity_resolve(root->fd, root->mountinfo, p->paths[list][i], &dev,
+					     &ino) < 0)
+				continue;
+			k->dev = dev;
+			k->ino = ino;
+			k->slot = slot;
+			k->kind = exact_lists[l].kind;
+			n++;
+		}
+	}
+	*ret = keys;
+	*ret_n = n;
+	return 0;
+}
+
+/* ---- the table ---- */
+
+static uint64_t key_hash(const struct krsi_inode_key *k)
+{
+	uint64_t h = k->ino * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (k->dev + ((uint64_t)k->slot << 32 | k->kind)) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ h >> 29;
+}
+
+static bool key_eq(const struct krsi_inode_key *a, const struct krsi_inode_key *b)
+{
+	return a->slot == b->slot && a->kind == b->kind && a->dev == b->dev && a->ino == b->ino;
+}
+
+static bool ref_is_tombstone(const struct identity_ref *r)
+{
+	return !r->refs && (r->key.kind || r->key.ino || r->key.dev || r->key.slot);
+}
+
+static struct identity_ref *ref_find(const struct identity_table *t, const struct krsi_inode_key *k)
+{
+	if (!t->cap_refs)
+		return NULL;
+	for (size_t i = key_hash(k) & (t->cap_refs - 1);; i = (i + 1) & (t->cap_refs - 1)) {
+		struct identity_ref *r = &t->refs[i];
+
+		if (!r->refs && !ref_is_tombstone(r))
+			return NULL; /* never used: the end of the probe sequence */
+		if (r->refs && key_eq(&r->key, k))
+			return r;
+	}
+}
+
+/* Rebuild the buckets into CAP ones, leaving the tombstones (freed buckets) behind. */
+static int refs_rebuild(struct identity_table *t, size_t cap)
+{
+	struct identity_ref *old = t->refs, *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap_refs; i++) {
+		size_t j;
+
+		if (!old[i].refs)
+			continue;
+		for (j = key_hash(&old[i].key) & (cap - 1); v[j].refs; j = (j + 1) & (cap - 1))
+			;
+		v[j] = old[i];
+	}
+	free(old);
+	t->refs = v;
+	t->cap_refs = cap;
+	t->n_used = t->n_refs;
+	return 0;
+}
+
+/* Take a reference; 1 when the key is new (to be written), 0 when it was held, or -ENOMEM. */
+static int ref_get(struct identity_table *t, const struct krsi_inode_key *k)
+{
+	struct identity_ref *r = ref_find(t, k);
+	size_t i;
+
+	if (r) {
+		r->refs++;
+		return 0;
+	}
+	/* At most half the buckets used (keys and tombstones): every probe ends. */
+	if ((t->n_used + 1) * 2 > t->cap_refs) {
+		size_t cap = t->cap_refs ? t->cap_refs : 1024;
+
+		while ((t->n_refs + 1) * 4 > cap)
+			cap *= 2;
+		if (refs_rebuild(t, cap) < 0)
+			return -ENOMEM;
+	}
+	for (i = key_hash(k) & (t->cap_refs - 1); t->refs[i].refs; i = (i + 1) & (t->cap_refs - 1))
+		;
+	if (!ref_is_tombstone(&t->refs[i]))
+		t->n_used++;
+	t->refs[i].key = *k;
+	t->refs[i].refs = 1;
+	t->n_refs++;
+	return 1;
+}
+
+/* Drop a reference; 1 when it was the last (the key is to be deleted). */
+static int ref_put(struct identity_table *t, const struct krsi_inode_key *k)
+{
+	struct identity_ref *r = ref_find(t, k);
+
+	if (!r)
+		return 0;
+	if (--r->refs)
+		return 0;
+	t->n_refs--; /* the key stays in the bucket as a tombstone */
+	return 1;
+}
+
+static void keys_put(struct identity_table *t, const struct krsi_inode_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ref_put(t, &keys[i]) == 1)
+			t->write(t->ctx, &keys[i], false);
+}
+
+static struct identity_view *view_find(const struct identity_table *t, const char *owner,
+				       enum identity_source source, uint32_t slot)
+{
+	for (size_t i = 0; i < t->n_views; i++)
+		if (t->views[i].source == source && t->views[i].slot == slot &&
+		    !strcmp(t->views[i].owner, owner))
+			return &t->views[i];
+	return NULL;
+}
+
+const struct identity_view *identity_view_find(const struct identity_table *t, const char *owner,
+					       enum identity_source source, uint32_t slot)
+{
+	return view_find(t, owner, source, slot);
+}
+
+int identity_view_set(struct identity_table *t, const char *owner, enum identity_source source,
+		      uint32_t slot, struct krsi_inode_key *keys, size_t n, struct krsi_err *err)
+{
+	struct identity_view *v = view_find(t, owner, source, slot);
+	size_t done;
+	int r = 0;
+
+	if (!v) {
+		struct identity_view *nv = realloc(t->views, (t->n_views + 1) * sizeof(*nv));
+
+		if (!nv) {
+			free(keys);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+		t->views = nv;
+		v = &t->views[t->n_views];
+		memset(v, 0, sizeof(*v));
+		snprintf(v->owner, sizeof(v->owner), "%s", owner);
+		v->source = source;
+		v->slot = slot;
+	}
+	for (done = 0; done < n; done++) {
+		r = ref_get(t, &keys[done]);
+		if (r < 0) {
+			err_set(err, r, "file identities: out of memory");
+			break;
+		}
+		if (r == 1) {
+			r = t->write(t->ctx, &keys[done], true);
+			if (r < 0) {
+				ref_put(t, &keys[done]);
+				if (r == -E2BIG || r == -ENOMEM || r == -ENOSPC)
+					err_set(err, r, "file identities: the inode_rules map is full "
+							"(%d entries, KRSI_MAX_INODE_RULES)",
+						KRSI_MAX_INODE_RULES);
+				else
+					err_set(err, r, "file identities: writing the inode_rules "
+							"map: %s", strerror(-r));
+				break;
+			}
+		}
+		r = 0;
+	}
+	if (r < 0) {
+		keys_put(t, keys, done); /* take back what this call wrote */
+		free(keys); /* a new view was never counted in n_views */
+		return r;
+	}
+	if (v == &t->views[t->n_views])
+		t->n_views++;
+	keys_put(t, v->keys, v->n); /* the old keys, after the new ones are in */
+	free(v->keys);
+	v->keys = keys;
+	v->n = n;
+	return 0;
+}
+
+static void view_remove(struct identity_table *t, size_t i)
+{
+	keys_put(t, t->views[i].keys, t->views[i].n);
+	free(t->views[i].keys);
+	t->views[i] = t->views[--t->n_views];
+}
+
+void identity_view_drop(struct identity_table *t, const char *owner, int source, int64_t keep_slot)
+{
+	for (size_t i = 0; i < t->n_views;) {
+		struct identity_view *v = &t->views[i];
+
+		if (!strcmp(v->owner, owner) && (source < 0 || (int)v->source == source) &&
+		    (keep_slot < 0 || v->slot != (uint32_t)keep_slot)) {
+			view_remove(t, i);
+			continue;
+		}
+		i++;
+	}
+}
+
+void identity_view_drop_one(struct identity_table *t, const char *owner,
+			    enum identity_source source, uint32_t slot)
+{
+	struct identity_view *v = view_find(t, owner, source, slot);
+
+	if (v)
+		view_remove(t, v - t->views);
+}
+
+void identity_drop_slot(struct identity_table *t, uint32_t slot)
+{
+	for (size_t i = 0; i < t->n_views;) {
+		if (t->views[i].slot == slot) {
+			view_remove(t, i);
+			continue;
+		}
+		i++;
+	}
+}
+
+bool identity_has(const struct identity_table *t, const struct krsi_inode_key *key)
+{
+	return ref_find(t, key) != NULL;
+}
+
+void identity_table_clear(struct identity_table *t)
+{
+	for (size_t i = 0; i < t->n_views; i++)
+		free(t->views[i].keys);
+	free(t->views);
+	free(t->refs);
+	t->views = NULL;
+	t->refs = NULL;
+	t->n_views = t->n_refs = t->n_used = t->cap_refs = 0;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * File identities of exact rules. An exact exec, read or write rule names a file; the BPF
+ * programs match it by path and by identity (the inode_rules map), so that another name of
+ * the same file (a hard link, the file after rename, a path through a detached or bind mount)
+ * is denied too.
+ *
+ * The agent resolves every exact rule of a profile in a root and stores what it finds as a
+ * view: for each profile the host's view (the agent's own root), and for each registered
+ * container its bundle view (the rootfs its runtime named, resolved before the container runs)
+ * and its live view (the root of a process in its cgroup, once it runs). Views are resolved
+ * again when a profile changes (under its new slot), when a container's registration is armed,
+ * and every refresh interval. Keys are refcounted: a key shared by views stays in the map
+ * until the last view holding it goes.
+ *
+ * What identity cannot follow: a copy is another file (exec_dirs is for that); a file that
+ * appears at a rule's path after the last resolution is matched by its path, and by identity
+ * only from the next refresh; a file replaced at the path keeps its old identity denied until
+ * the next refresh (an unrelated file that reuses the freed inode number is denied until then).
+ */
+#ifndef KRSI_IDENTITY_H
+#define KRSI_IDENTITY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../bpf/krsi.h"
+#include "profile.h"
+#include "util.h"
+
+/* The kernel's dev_t of MAJOR:MINOR (MAJOR << 20 | MINOR), as the BPF side reads s_dev. */
+static inline uint64_t identity_kdev(unsigned int major, unsigned int minor)
+{
+	return (uint64_t)major << 20 | minor;
+}
+
+/* Parse /proc/PID/fdinfo/FD text: the "mnt_id:" and "ino:" lines. -EINVAL if one is missing. */
+int identity_parse_fdinfo(const char *text, uint64_t *ret_mnt_id, uint64_t *ret_ino);
+/* The device (kernel dev_t) of mount MNT_ID in mountinfo TEXT; -ENOENT if no such mount. */
+int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev);
+
+/*
+ * Resolve absolute PATH inside ROOTFD (symlinks followed, never out of the root, no magic
+ * links) and return the identity the kernel's programs see: the inode number of the dentry
+ * and its superblock's device, read from the mount in MOUNTINFO (a /proc/PID/mountinfo path
+ * of a task in the root's mount namespace). -ENOENT and the like when the path is not there.
+ */
+int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64_t *ret_dev,
+		     uint64_t *ret_ino);
+
+/* A root to resolve in: an open directory and the mountinfo of its mount namespace. */
+struct identity_root {
+	int fd;
+	char mountinfo[64];
+};
+
+/* Open ROOT_PATH (a directory of this mount namespace): mountinfo of /proc/self. */
+int identity_root_open_path(const char *root_path, struct identity_root *ret, struct krsi_err *err);
+/* Open the root of process PID, as it sees it. */
+int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_err *err);
+void identity_root_close(struct identity_root *r);
+
+/*
+ * The rootfs a bundle names: "root.path" of BUNDLE/config.json, relative to the bundle unless
+ * absolute. Errors name the file and the reason.
+ */
+int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err);
+
+/*
+ * The keys of P's exact rules under SLOT as resolved in ROOT: *RET (malloc'ed) and *RET_N.
+ * Rules whose path does not resolve are skipped (nothing to deny by identity there).
+ */
+int identity_view_keys(const struct profile *p, uint32_t slot, const struct identity_root *root,
+		       struct krsi_inode_key **ret, size_t *ret_n);
+
+/* ---- the table of views: refcounted keys mirrored into a map by a callback ---- */
+
+enum identity_source {
+	IDENTITY_HOST = 0,   /* the agent's root, for every profile */
+	IDENTITY_BUNDLE = 1, /* a container's rootfs as its runtime named it */
+	IDENTITY_LIVE = 2,   /* the root of a process in the container's cgroup */
+};
+
+struct identity_view {
+	char owner[KRSI_CONTAINER_MAX]; /* container, or a profile name for IDENTITY_HOST */
+	enum identity_source source;
+	uint32_t slot;
+	struct krsi_inode_key *keys;
+	size_t n;
+};
+
+struct identity_ref {
+	struct krsi_inode_key key;
+	uint32_t refs; /* 0 = free bucket */
+};
+
+/* WRITE(ctx, key, true) adds KEY to the map, (…, false) deletes it; returns 0 or -errno. */
+typedef int (*identity_write_fn)(void *ctx, const struct krsi_inode_key *key, bool add);
+
+struct identity_table {
+	struct identity_view *views;
+	size_t n_views;
+	struct identity_ref *refs; /* open addressing, size a power of two */
+	size_t n_refs, n_used, cap_refs; /* keys held; buckets holding a key or a tombstone */
+	identity_write_fn write;
+	void *ctx;
+};
+
+/*
+ * Make the view (OWNER, SOURCE, SLOT) hold exactly KEYS (taken over: freed by the table, also
+ * on failure). New keys are written first; if a write fails (the map is full), every key
+ * written by this call is taken back and the old view stays, so nothing is half applied.
+ */
+int identity_view_set(struct identity_table *t, const char *owner, enum identity_source source,
+		      uint32_t slot, struct krsi_inode_key *keys, size_t n, struct krsi_err *err);
+/* Drop views: of OWNER (any source when SOURCE < 0) under any slot but KEEP_SLOT (or all: -1). */
+void identity_view_drop(struct identity_table *t, const char *owner, int source, int64_t keep_slot);
+void identity_view_drop_one(struct identity_table *t, const char *owner,
+			    enum identity_source source, uint32_t slot);
+/* Drop every view under SLOT (a retired profile slot). */
+void identity_drop_slot(struct identity_table *t, uint32_t slot);
+bool identity_has(const struct identity_table *t, const struct krsi_inode_key *key);
+const struct identity_view *identity_view_find(const struct identity_table *t, const char *owner,
+					       enum identity_source source, uint32_t slot);
+void identity_table_clear(struct identity_table *t);
+
+#endif

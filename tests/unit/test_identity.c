@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "../../agent/identity.h"
+#include "unit.h"
+
+/* A fake inode_rules map: what the table wrote, with a capacity to run out of. */
+struct fake_map {
+	struct krsi_inode_key keys[64];
+	size_t n, cap;
+	int writes, deletes;
+};
+
+static int fake_find(struct fake_map *m, const struct krsi_inode_key *k)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!memcmp(&m->keys[i], k, sizeof(*k)))
+			return (int)i;
+	return -1;
+}
+
+static int fake_write(void *ctx, const struct krsi_inode_key *k, bool add)
+{
+	struct fake_map *m = ctx;
+	int i = fake_find(m, k);
+
+	if (add) {
+		if (i >= 0)
+			return -EEXIST; /* the table must never write a key twice */
+		if (m->n >= m->cap)
+			return -E2BIG;
+		m->keys[m->n++] = *k;
+		m->writes++;
+		return 0;
+	}
+	if (i < 0)
+		return -ENOENT;
+	m->keys[i] = m->keys[--m->n];
+	m->deletes++;
+	return 0;
+}
+
+static struct krsi_inode_key *keys_of(uint32_t slot, const uint64_t *inos, size_t n)
+{
+	struct krsi_inode_key *k = calloc(n + 1, sizeof(*k));
+
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct krsi_inode_key){ .slot = slot, .kind = KRSI_PATH_EXEC, .dev = 8 << 20 | 1,
+						.ino = inos[i] };
+	return k;
+}
+
+static bool in_map(struct fake_map *m, uint32_t slot, uint64_t ino)
+{
+	struct krsi_inode_key k = { .slot = slot, .kind = KRSI_PATH_EXEC, .dev = 8 << 20 | 1, .ino = ino };
+
+	return fake_find(m, &k) >= 0;
+}
+
+static void test_parsers(void)
+{
+	const char *fdinfo = "pos:\t0\nflags:\t012100000\nmnt_id:\t29\nino:\t1234567\n";
+	const char *mi = "22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+			 "29 22 0:25 / /tmp rw,nosuid shared:12 - tmpfs tmpfs rw\n"
+			 "30 22 259:3 / /data rw - xfs /dev/nvme0n1p3 rw\n";
+	uint64_t mnt = 0, ino = 0, dev = 0;
+
+	CHECK(identity_parse_fdinfo(fdinfo, &mnt, &ino) == 0 && mnt == 29 && ino == 1234567,
+	      "fdinfo: mnt_id and ino");
+	CHECK(identity_parse_fdinfo("pos:\t0\nflags:\t0\nmnt_id:\t29\n", &mnt, &ino) == -EINVAL,
+	      "fdinfo without ino: an error, not a guess");
+	CHECK(identity_parse_fdinfo("mnt_id:\t29\nino:\t12x\n", &mnt, &ino) == -EINVAL,
+	      "fdinfo with a malformed ino: an error");
+	CHECK(identity_mountinfo_dev(mi, 29, &dev) == 0 && dev == (0ULL << 20 | 25),
+	      "mountinfo: 0:25 is the kernel's dev_t 25");
+	CHECK(identity_mountinfo_dev(mi, 30, &dev) == 0 && dev == (259ULL << 20 | 3),
+	      "mountinfo: 259:3 is MAJOR << 20 | MINOR");
+	CHECK(identity_mountinfo_dev(mi, 31, &dev) == -ENOENT, "mountinfo: an unknown mount id");
+	CHECK(identity_mountinfo_dev("garbage\n\n", 1, &dev) == -ENOENT, "mountinfo: garbage");
+}
+
+/* Resolution on this machine: the identity of a file is the one stat sees (on a plain fs). */
+static void test_resolve(void)
+{
+	char dir[] = "/tmp/krsi-unit-id.XXXXXX", f[256], l[256], s[256];
+	struct identity_root root = { -1 };
+	struct krsi_err err = { "" };
+	uint64_t dev = 0, ino = 0, dev2 = 0, ino2 = 0;
+	struct stat st;
+	int fd;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(f, sizeof(f), "%s/file", dir);
+	snprintf(l, sizeof(l), "%s/link", dir);
+	snprintf(s, sizeof(s), "%s/sym", dir);
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	CHECK(link(f, l) == 0 && symlink("file", s) == 0, "fixtures: a hard link and a symlink");
+	CHECK(identity_root_open_path("/", &root, &err) == 0, "open the root /");
+	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev, &ino) == 0, "resolve %s", f);
+	stat(f, &st);
+	CHECK(ino == st.st_ino, "its inode is stat's (%llu, %llu)", (unsigned long long)ino,
+	      (unsigned long long)st.st_ino);
+	/* Equal to stat's device on file systems that report their superblock's (tmpfs, ext4). */
+	CHECK(dev == identity_kdev(major(st.st_dev), minor(st.st_dev)),
+	      "its device is the superblock's, in the kernel's encoding");
+	CHECK(identity_resolve(root.fd, root.mountinfo, l, &dev2, &ino2) == 0 && dev2 == dev &&
+		      ino2 == ino,
+	      "a hard link has the same identity");
+	CHECK(identity_resolve(root.fd, root.mountinfo, s, &dev2, &ino2) == 0 && ino2 == ino,
+	      "a symlink resolves to its target");
+	identity_root_close(&root);
+	/* In a root of its own: the path is resolved below it, never above. */
+	CHECK(identity_root_open_path(dir, &root, &err) == 0, "open %s as a root", dir);
+	CHECK(identity_resolve(root.fd, root.mountinfo, "/file", &dev2, &ino2) == 0 && ino2 == ino,
+	      "/file inside the root is %s", f);
+	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev2, &ino2) == -ENOENT,
+	      "the host path does not exist inside the root");
+	CHECK(identity_resolve(root.fd, root.mountinfo, "/../../../file", &dev2, &ino2) == 0 &&
+		      ino2 == ino,
+	      "\"..\" stops at the root");
+	identity_root_close(&root);
+	CHECK(identity_root_open_path("/nonexistent/krsi", &root, &err) == -ENOENT &&
+		      strstr(err.msg, "/nonexistent/krsi"),
+	      "a missing root: an error naming it (%s)", err.msg);
+	unlink(s);
+	unlink(l);
+	unlink(f);
+	rmdir(dir);
+}
+
+static void test_bundle(void)
+{
+	char dir[] = "/tmp/krsi-unit-bundle.XXXXXX", cfg[256], buf[512];
+	struct krsi_err err = { "" };
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(cfg, sizeof(cfg), "%s/config.json", dir);
+	CHECK(identity_bundle_rootfs(dir, buf, sizeof(buf), &err) == -ENOENT &&
+		      strstr(err.msg, cfg),
+	      "no config.json: an error naming it (%s)", err.msg);
+	f = fopen(cfg, "w");
+	fputs("{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\",\"readonly\":true}}", f);
+	fclose(f);
+	CHECK(identity_bundle_rootfs(dir, buf, sizeof(buf), &err) == 0 &&
+		      !strncmp(buf, dir, strlen(dir)) && !strcmp(buf + strlen(dir), "/rootfs"),
+	      "a relative root.path is below the bundle (%s)", buf);
+	f = fopen(cfg, "w");
+	fputs("{\"root\":{\"path\":\"/var/lib/c/merged\"}}", f);
+	fclose(f);
+	CHECK(identity_bundle_rootfs(dir, buf, sizeof(buf), &err) == 0 &&
+		      !strcmp(buf, "/var/lib/c/merged"),
+	      "an absolute root.path is taken as is");
+	f = fopen(cfg, "w");
+	fputs("{\"root\":{\"path\":7}}", f);
+	fclose(f);
+	CHECK(identity_bundle_rootfs(dir, buf, sizeof(buf), &err) == -EINVAL &&
+		      strstr(err.msg, "root.path"),
+	      "root.path not a string: an error naming it (%s)", err.msg);
+	f = fopen(cfg, "w");
+	fputs("{\"root\":", f);
+	fclose(f);
+	CHECK(identity_bundle_rootfs(dir, buf, sizeof(buf), &err) == -EINVAL &&
+		      strstr(err.msg, "not a JSON object"),
+	      "truncated JSON: an error (%s)", err.msg);
+	CHECK(identity_bundle_rootfs("relative/bundle", buf, sizeof(buf), &err) == -EINVAL,
+	      "a relative bundle path is refused");
+	unlink(cfg);
+	rmdir(dir);
+}
+
+static void test_table(void)
+{
+	struct fake_map m = { .cap = 64 };
+	struct identity_table t = { .write = fake_write, .ctx = &m };
+	struct krsi_err err = { "" };
+	uint64_t a[] = { 10, 11, 12 }, b[] = { 11, 13 }, c[] = { 20, 21, 22, 23, 24 };
+
+	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, a, 3), 3, &err) == 0 &&
+		      m.n == 3,
+	      "a host view writes its three keys");
+	CHECK(identity_view_set(&t, "c1", IDENTITY_LIVE, 1, keys_of(1, b, 2), 2, &err) == 0 &&
+		      m.n == 4 && m.writes == 4,
+	      "a container view sharing key 11 writes only key 13");
+	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, b, 1), 0, &err) == 0 &&
+		      m.n == 2 && in_map(&m, 1, 11) && in_map(&m, 1, 13) && !in_map(&m, 1, 10),
+	      "emptying the host view deletes 10 and 12, keeps 11 (held by c1)");
+	identity_view_drop(&t, "c1", -1, -1);
+	CHECK(m.n == 0 && t.n_refs == 0, "dropping c1 deletes the rest");
+
+	/* A reload: the new slot's keys go in before the old slot's go. */
+	identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, a, 3), 3, &err);
+	identity_view_set(&t, "p", IDENTITY_HOST, 2, keys_of(2, a, 3), 3, &err);
+	CHECK(m.n == 6, "slots 1 and 2 side by side during the grace period");
+	identity_drop_slot(&t, 1);
+	CHECK(m.n == 3 && in_map(&m, 2, 10) && !in_map(&m, 1, 10), "collecting slot 1 leaves slot 2");
+
+	/* The map runs out: nothing half applied, the old view stays. */
+	m.cap = 5;
+	CHECK(identity_view_set(&t, "c2", IDENTITY_BUNDLE, 2, keys_of(2, c, 5), 5, &err) == -E2BIG &&
+		      strstr(err.msg, "inode_rules map is full"),
+	      "a view that does not fit fails with an error naming the map (%s)", err.msg);
+	CHECK(m.n == 3 && !identity_view_find(&t, "c2", IDENTITY_BUNDLE, 2),
+	      "and takes back the keys it wrote: the map is as before");
+	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 2, keys_of(2, c, 5), 5, &err) == -E2BIG &&
+		      m.n == 3 && in_map(&m, 2, 10) && in_map(&m, 2, 12),
+	      "replacing a view that does not fit keeps the old one");
+	m.cap = 64;
+
+	/* Many keys, freed and taken again: the buckets' tombstones never fill the table. */
+	for (int round = 0; round < 50; round++) {
+		struct krsi_inode_key *k = calloc(40, sizeof(*k));
+
+		for (int i = 0; i < 40; i++)
+			k[i] = (struct krsi_inode_key){ .slot = 9, .kind = 1, .dev = 1,
+							.ino = (uint64_t)round * 1000 + i };
+		m.cap = 64;
+		identity_view_set(&t, "churn", IDENTITY_LIVE, 9, k, 40, &err);
+	}
+	CHECK(t.n_refs == 43 && m.n == 43 && t.n_used * 2 <= t.cap_refs,
+	      "after 2000 keys came and went: 43 held, %zu of %zu buckets used", t.n_used,
+	      t.cap_refs);
+	identity_table_clear(&t);
+}
+
+void test_identity(void)
+{
+	test_parsers();
+	test_resolve();
+	test_bundle();
+	test_table();
+}

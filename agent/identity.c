@@ -39,8 +39,36 @@ int identity_parse_fdinfo(const char *text, uint64_t *ret_mnt_id, uint64_t *ret_
 	return field_u64(text, "ino:\t", ret_ino);
 }
 
+/* Field FIELD (0-based, space-separated) of line L, octal escapes ("\\040") decoded. */
+static int mountinfo_field(const char *l, int field, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (int f = 0; f < field; f++) {
+		l = strpbrk(l, " \n");
+		if (!l || *l == '\n')
+			return -EINVAL;
+		l++;
+	}
+	while (*l && *l != ' ' && *l != '\n') {
+		char c = *l++;
+
+		if (c == '\\' && l[0] >= '0' && l[0] <= '3' && l[1] >= '0' && l[1] <= '7' &&
+		    l[2] >= '0' && l[2] <= '7') {
+			c = (char)((l[0] - '0') << 6 | (l[1] - '0') << 3 | (l[2] - '0'));
+			l += 3;
+		}
+		if (n + 1 >= size)
+			return -ENAMETOOLONG;
+		buf[n++] = c;
+	}
+	buf[n] = 0;
+	return n ? 0 : -EINVAL;
+}
+
 /* "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue" */
-int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev)
+int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev, char *ret_point,
+			   size_t point_size)
 {
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		unsigned long long id, parent;
@@ -52,6 +80,12 @@ int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev)
 			continue;
 		if (major >= 1u << 12 || minor >= 1u << 20)
 			return -ERANGE;
+		if (ret_point) {
+			int r = mountinfo_field(l, 4, ret_point, point_size);
+
+			if (r < 0)
+				return r;
+		}
 		*ret_dev = identity_kdev(major, minor);
 		return 0;
 	}
@@ -107,7 +141,7 @@ static int read_text(int dirfd, const char *path, char **ret)
 /* ---- resolution ---- */
 
 int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64_t *ret_dev,
-		     uint64_t *ret_ino)
+		     uint64_t *ret_ino, struct identity_hold *ret_hold)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
@@ -132,18 +166,69 @@ int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64
 	r = read_text(AT_FDCWD, mountinfo, &mi);
 	if (r < 0)
 		return r;
-	r = identity_mountinfo_dev(mi, mnt_id, ret_dev);
+	r = identity_mountinfo_dev(mi, mnt_id, ret_dev, ret_hold ? ret_hold->mount_point : NULL,
+				   ret_hold ? sizeof(ret_hold->mount_point) : 0);
 	if (r < 0)
 		return r;
 	*ret_ino = ino;
+	if (ret_hold) {
+		union {
+			struct file_handle fh;
+			unsigned char buf[sizeof(struct file_handle) + sizeof(ret_hold->handle)];
+		} h;
+		int mid;
+
+		h.fh.handle_bytes = sizeof(ret_hold->handle);
+		ret_hold->has_handle = name_to_handle_at(fd, "", &h.fh, &mid, AT_EMPTY_PATH) == 0;
+		if (ret_hold->has_handle) {
+			ret_hold->handle_type = h.fh.handle_type;
+			ret_hold->handle_bytes = h.fh.handle_bytes;
+			memcpy(ret_hold->handle, h.fh.f_handle, h.fh.handle_bytes);
+		}
+	}
 	return 0;
+}
+
+bool identity_hold_alive(const struct identity_hold *hold, const struct identity_root *root)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, /* not O_PATH: a handle's mount fd */
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	union {
+		struct file_handle fh;
+		unsigned char buf[sizeof(struct file_handle) + sizeof(hold->handle)];
+	} h;
+	_cleanup_close_ int mfd = -1, fd = -1;
+
+	if (!hold->has_handle)
+		return true; /* nothing tells: kept */
+	mfd = syscall(SYS_openat2, root->mnt_root, hold->mount_point, &how, sizeof(how));
+	if (mfd < 0)
+		return true; /* its mount is not where it was: cannot tell */
+	h.fh.handle_bytes = hold->handle_bytes;
+	h.fh.handle_type = hold->handle_type;
+	memcpy(h.fh.f_handle, hold->handle, hold->handle_bytes);
+	fd = open_by_handle_at(mfd, &h.fh, O_PATH | O_CLOEXEC);
+	if (fd >= 0)
+		return true;
+	/* ESTALE: gone, or its inode number reused by another file (another generation). */
+	return errno != ESTALE && errno != ENOENT;
 }
 
 int identity_root_open_path(const char *root_path, struct identity_root *ret, struct krsi_err *err)
 {
+	ret->mnt_root = -1;
 	ret->fd = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "root %s: %s", root_path, strerror(errno));
+	ret->mnt_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (ret->mnt_root < 0) {
+		int r = -errno;
+
+		identity_root_close(ret);
+		return err_set(err, r, "root /: %s", strerror(-r));
+	}
 	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/self/mountinfo");
 	return 0;
 }
@@ -153,9 +238,17 @@ int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_e
 	char p[64];
 
 	snprintf(p, sizeof(p), "/proc/%lld/root", (long long)pid);
+	ret->mnt_root = -1;
 	ret->fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "pid %lld: its root: %s", (long long)pid, strerror(errno));
+	ret->mnt_root = dup(ret->fd); /* its mountinfo's mount points are relative to its root */
+	if (ret->mnt_root < 0) {
+		int r = -errno;
+
+		identity_root_close(ret);
+		return err_set(err, r, "pid %lld: %s", (long long)pid, strerror(-r));
+	}
 	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/%lld/mountinfo", (long long)pid);
 	return 0;
 }
@@ -164,7 +257,9 @@ void identity_root_close(struct identity_root *r)
 {
 	if (r->fd >= 0)
 		close(r->fd);
-	r->fd = -1;
+	if (r->mnt_root >= 0)
+		close(r->mnt_root);
+	r->fd = r->mnt_root = -1;
 }
 
 int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err)
@@ -215,35 +310,64 @@ static const struct {
 	{ PROFILE_WRITE, KRSI_PATH_WRITE },
 };
 
+static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct krsi_inode_key *k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!memcmp(&keys[i], k, sizeof(*k)))
+			return true;
+	return false;
+}
+
 int identity_view_keys(const struct profile *p, uint32_t slot, const struct identity_root *root,
-		       struct krsi_inode_key **ret, size_t *ret_n)
+		       const struct identity_view *old, struct krsi_inode_key **ret,
+		       struct identity_hold **ret_holds, size_t *ret_n)
 {
 	struct krsi_inode_key *keys;
-	size_t n = 0, max = 0;
+	struct identity_hold *holds;
+	size_t n = 0, max = old ? old->n : 0;
 
 	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++)
 		max += p->n_paths[exact_lists[l].list];
 	keys = calloc(max + 1, sizeof(*keys));
-	if (!keys)
+	holds = calloc(max + 1, sizeof(*holds));
+	if (!keys || !holds) {
+		free(keys);
+		free(holds);
 		return -ENOMEM;
+	}
 	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++) {
 		enum profile_path_list list = exact_lists[l].list;
 
 		for (size_t i = 0; i < p->n_paths[list]; i++) {
-			struct krsi_inode_key *k = &keys[n];
+			struct krsi_inode_key k = { .slot = slot, .kind = exact_lists[l].kind };
 			uint64_t dev, ino;
 
 			if (identity_resolve(root->fd, root->mountinfo, p->paths[list][i], &dev,
-					     &ino) < 0)
+					     &ino, &holds[n]) < 0)
 				continue;
-			k->dev = dev;
-			k->ino = ino;
-			k->slot = slot;
-			k->kind = exact_lists[l].kind;
+			k.dev = dev;
+			k.ino = ino;
+			if (keys_have(keys, n, &k))
+				continue; /* two rules naming one file */
+			keys[n] = k;
+			holds[n].key = k;
 			n++;
 		}
 	}
+	/* What left its rule's path but still exists stays denied by identity. */
+	for (size_t i = 0; old && old->holds && i < old->n; i++) {
+		struct krsi_inode_key k = old->keys[i];
+
+		k.slot = slot;
+		if (keys_have(keys, n, &k) || !identity_hold_alive(&old->holds[i], root))
+			continue;
+		keys[n] = k;
+		holds[n] = old->holds[i];
+		holds[n].key = k;
+		n++;
+	}
 	*ret = keys;
+	*ret_holds = holds;
 	*ret_n = n;
 	return 0;
 }
@@ -371,7 +495,8 @@ const struct identity_view *identity_view_find(const struct identity_table *t, c
 }
 
 int identity_view_set(struct identity_table *t, const char *owner, enum identity_source source,
-		      uint32_t slot, struct krsi_inode_key *keys, size_t n, struct krsi_err *err)
+		      uint32_t slot, struct krsi_inode_key *keys, struct identity_hold *holds,
+		      size_t n, struct krsi_err *err)
 {
 	struct identity_view *v = view_find(t, owner, source, slot);
 	size_t done;
@@ -382,6 +507,7 @@ int identity_view_set(struct identity_table *t, const char *owner, enum identity
 
 		if (!nv) {
 			free(keys);
+			free(holds);
 			return err_set(err, -ENOMEM, "out of memory");
 		}
 		t->views = nv;
@@ -416,13 +542,16 @@ int identity_view_set(struct identity_table *t, const char *owner, enum identity
 	if (r < 0) {
 		keys_put(t, keys, done); /* take back what this call wrote */
 		free(keys); /* a new view was never counted in n_views */
+		free(holds);
 		return r;
 	}
 	if (v == &t->views[t->n_views])
 		t->n_views++;
 	keys_put(t, v->keys, v->n); /* the old keys, after the new ones are in */
 	free(v->keys);
+	free(v->holds);
 	v->keys = keys;
+	v->holds = holds;
 	v->n = n;
 	return 0;
 }
@@ -431,6 +560,7 @@ static void view_remove(struct identity_table *t, size_t i)
 {
 	keys_put(t, t->views[i].keys, t->views[i].n);
 	free(t->views[i].keys);
+	free(t->views[i].holds);
 	t->views[i] = t->views[--t->n_views];
 }
 
@@ -475,8 +605,10 @@ bool identity_has(const struct identity_table *t, const struct krsi_inode_key *k
 
 void identity_table_clear(struct identity_table *t)
 {
-	for (size_t i = 0; i < t->n_views; i++)
+	for (size_t i = 0; i < t->n_views; i++) {
 		free(t->views[i].keys);
+		free(t->views[i].holds);
+	}
 	free(t->views);
 	free(t->refs);
 	t->views = NULL;

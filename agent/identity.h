@@ -15,8 +15,10 @@
  *
  * What identity cannot follow: a copy is another file (exec_dirs is for that); a file that
  * appears at a rule's path after the last resolution is matched by its path, and by identity
- * only from the next refresh; a file replaced at the path keeps its old identity denied until
- * the next refresh (an unrelated file that reuses the freed inode number is denied until then).
+ * only from the next refresh. A file that leaves a rule's path (renamed, or replaced there)
+ * keeps its identity while it exists: a refresh drops it once its file handle no longer opens
+ * (deleted; an unrelated file that reuses its inode number has another generation). Where the
+ * file system gives no handles, it stays until the view goes (the container is unregistered).
  */
 #ifndef KRSI_IDENTITY_H
 #define KRSI_IDENTITY_H
@@ -36,8 +38,26 @@ static inline uint64_t identity_kdev(unsigned int major, unsigned int minor)
 
 /* Parse /proc/PID/fdinfo/FD text: the "mnt_id:" and "ino:" lines. -EINVAL if one is missing. */
 int identity_parse_fdinfo(const char *text, uint64_t *ret_mnt_id, uint64_t *ret_ino);
-/* The device (kernel dev_t) of mount MNT_ID in mountinfo TEXT; -ENOENT if no such mount. */
-int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev);
+/*
+ * The device (kernel dev_t) of mount MNT_ID in mountinfo TEXT and, if RET_POINT, its mount
+ * point (octal escapes decoded) in POINT_SIZE bytes; -ENOENT if no such mount.
+ */
+int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev, char *ret_point,
+			   size_t point_size);
+
+/*
+ * What the agent keeps of a resolved file to tell later whether it still exists, under any name:
+ * its file handle (name_to_handle_at) and the mount point of its mount. A file system that
+ * gives no handles (overlayfs without nfs_export) leaves has_handle false.
+ */
+struct identity_hold {
+	struct krsi_inode_key key;
+	bool has_handle;
+	int handle_type;
+	unsigned int handle_bytes;
+	unsigned char handle[128]; /* MAX_HANDLE_SZ */
+	char mount_point[KRSI_PATH_MAX];
+};
 
 /*
  * Resolve absolute PATH inside ROOTFD (symlinks followed, never out of the root, no magic
@@ -46,11 +66,15 @@ int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev)
  * of a task in the root's mount namespace). -ENOENT and the like when the path is not there.
  */
 int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64_t *ret_dev,
-		     uint64_t *ret_ino);
+		     uint64_t *ret_ino, struct identity_hold *ret_hold);
 
-/* A root to resolve in: an open directory and the mountinfo of its mount namespace. */
+/*
+ * A root to resolve in: an open directory, the mountinfo of its mount namespace, and the root
+ * that mountinfo's mount points are relative to (the agent's "/" or the process's root).
+ */
 struct identity_root {
 	int fd;
+	int mnt_root;
 	char mountinfo[64];
 };
 
@@ -67,11 +91,18 @@ void identity_root_close(struct identity_root *r);
 int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err);
 
 /*
- * The keys of P's exact rules under SLOT as resolved in ROOT: *RET (malloc'ed) and *RET_N.
- * Rules whose path does not resolve are skipped (nothing to deny by identity there).
+ * The keys of P's exact rules under SLOT as resolved in ROOT: *RET and *RET_HOLDS (malloc'ed,
+ * side by side) and *RET_N. Rules whose path does not resolve add nothing. OLD (may be NULL)
+ * is the view being refreshed: a file it held that is no longer at its rule's path (renamed,
+ * or replaced there) stays while it still exists, as its file handle tells, or, where the file
+ * system gives no handles, for as long as the view lives.
  */
+struct identity_view;
 int identity_view_keys(const struct profile *p, uint32_t slot, const struct identity_root *root,
-		       struct krsi_inode_key **ret, size_t *ret_n);
+		       const struct identity_view *old, struct krsi_inode_key **ret,
+		       struct identity_hold **ret_holds, size_t *ret_n);
+/* Whether the file HOLD was resolved to still exists (in ROOT's mount namespace). */
+bool identity_hold_alive(const struct identity_hold *hold, const struct identity_root *root);
 
 /* ---- the table of views: refcounted keys mirrored into a map by a callback ---- */
 
@@ -86,6 +117,7 @@ struct identity_view {
 	enum identity_source source;
 	uint32_t slot;
 	struct krsi_inode_key *keys;
+	struct identity_hold *holds; /* side by side with keys, or NULL */
 	size_t n;
 };
 
@@ -107,12 +139,13 @@ struct identity_table {
 };
 
 /*
- * Make the view (OWNER, SOURCE, SLOT) hold exactly KEYS (taken over: freed by the table, also
- * on failure). New keys are written first; if a write fails (the map is full), every key
+ * Make the view (OWNER, SOURCE, SLOT) hold exactly KEYS, with HOLDS (NULL or side by side;
+ * both taken over: freed by the table, also on failure). New keys are written first; if a write fails (the map is full), every key
  * written by this call is taken back and the old view stays, so nothing is half applied.
  */
 int identity_view_set(struct identity_table *t, const char *owner, enum identity_source source,
-		      uint32_t slot, struct krsi_inode_key *keys, size_t n, struct krsi_err *err);
+		      uint32_t slot, struct krsi_inode_key *keys, struct identity_hold *holds,
+		      size_t n, struct krsi_err *err);
 /* Drop views: of OWNER (any source when SOURCE < 0) under any slot but KEEP_SLOT (or all: -1). */
 void identity_view_drop(struct identity_table *t, const char *owner, int source, int64_t keep_slot);
 void identity_view_drop_one(struct identity_table *t, const char *owner,

@@ -19,6 +19,17 @@
  *   krsi-probe userns                 unshare(CLONE_NEWUSER) in a child
  *   krsi-probe wx                     mprotect anonymous memory to PROT_EXEC
  *   krsi-probe wx-mmap                mmap anonymous memory PROT_WRITE|PROT_EXEC
+ *   krsi-probe mmap-exec PATH         mmap PATH PROT_READ|PROT_EXEC (a loader's or dlopen's map)
+ *   krsi-probe mprotect-exec PATH     mmap PATH PROT_READ, then mprotect it PROT_EXEC
+ *   krsi-probe memfd-exec SRC [ARG...]  copy SRC into a memfd, execveat(AT_EMPTY_PATH) it
+ *   krsi-probe memfd-mmap SRC         copy SRC into a memfd, map it PROT_EXEC (read-only fd)
+ *   krsi-probe tmpfile-exec DIR SRC [ARG...]  copy SRC into an O_TMPFILE of DIR, exec it
+ *   krsi-probe deleted-exec DIR SRC [ARG...]  copy SRC into DIR, unlink it, exec it by fd
+ *   krsi-probe wx-memfd               map a memfd MAP_SHARED PROT_WRITE|PROT_EXEC
+ *   krsi-probe wx-file PATH           map PATH MAP_SHARED PROT_WRITE|PROT_EXEC
+ *   krsi-probe wx-written PATH        map PATH private and writable, write it, mprotect PROT_EXEC
+ *   krsi-probe wx-double PATH         hold PATH open for writing, map it PROT_EXEC by another fd
+ *   krsi-probe read-handle PATH       open PATH by name_to_handle_at + open_by_handle_at
  *   krsi-probe chown PATH             chown to uid 4242 (CAP_CHOWN)
  *   krsi-probe sethostname            set the hostname to itself (CAP_SYS_ADMIN)
  *   krsi-probe wait FILE OP [ARG...]  wait until FILE exists, then OP in this process
@@ -73,6 +84,7 @@ static const char *errname(int e)
 	case EAFNOSUPPORT: return "EAFNOSUPPORT";
 	case EBUSY: return "EBUSY";
 	case ENOSYS: return "ENOSYS";
+	case ETXTBSY: return "ETXTBSY";
 	case EEXIST: return "EEXIST";
 	case EADDRINUSE: return "EADDRINUSE";
 	case ECONNREFUSED: return "ECONNREFUSED";
@@ -123,6 +135,74 @@ static int in_child(int (*fn)(void))
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
 		return errno;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : EINTR;
+}
+
+/* Copy SRC into FD; 0 or an errno. */
+static int copy_into(int fd, const char *src)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (in < 0)
+		return errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n) {
+			close(in);
+			return errno ? errno : EIO;
+		}
+	close(in);
+	return n < 0 ? errno : 0;
+}
+
+/*
+ * A read-only fd of the file behind writable fd RW, which is closed: exec refuses a file that
+ * is open for writing (ETXTBSY), as an attacker's loader knows.
+ */
+static int reopen_ro(int rw)
+{
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", rw);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	close(rw);
+	return fd;
+}
+
+static int exec_fd(int fd, char **argv)
+{
+	syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+	return errno;
+}
+
+/* Map FD PROT_READ|PROT_EXEC (private); 0 or an errno. */
+static int map_exec(int fd)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, 4096);
+	return 0;
+}
+
+static int memfd_copy(const char *src, int *ret)
+{
+	int fd = memfd_create("krsi-probe", MFD_CLOEXEC), r;
+
+	if (fd < 0)
+		return errno;
+	r = copy_into(fd, src);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	fd = reopen_ro(fd);
+	if (fd < 0)
+		return errno;
+	*ret = fd;
+	return 0;
 }
 
 static volatile sig_atomic_t stop;
@@ -303,6 +383,105 @@ int main(int argc, char **argv)
 			return result(errno);
 		munmap(p, 4096);
 		return result(0);
+	}
+	if ((!strcmp(op, "mmap-exec") || !strcmp(op, "mprotect-exec")) && argc == 3) {
+		void *p;
+
+		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return result(errno);
+		if (op[1] == 'm')
+			return result(map_exec(fd));
+		p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			return result(errno);
+		return result(mprotect(p, 4096, PROT_READ | PROT_EXEC) < 0 ? errno : 0);
+	}
+	if (!strcmp(op, "memfd-exec") && argc >= 3) {
+		r = memfd_copy(argv[2], &fd);
+		return result(r ? r : exec_fd(fd, argv + 2));
+	}
+	if (!strcmp(op, "memfd-mmap") && argc == 3) {
+		r = memfd_copy(argv[2], &fd);
+		return result(r ? r : map_exec(fd));
+	}
+	if ((!strcmp(op, "tmpfile-exec") || !strcmp(op, "deleted-exec")) && argc >= 4) {
+		char path[4096];
+
+		if (op[0] == 't') {
+			fd = open(argv[2], O_TMPFILE | O_RDWR | O_CLOEXEC, 0700);
+		} else {
+			snprintf(path, sizeof(path), "%s/.krsi-probe-%d", argv[2], (int)getpid());
+			fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0700);
+		}
+		if (fd < 0)
+			return result(errno);
+		r = copy_into(fd, argv[3]);
+		if (r)
+			return result(r);
+		fd = reopen_ro(fd);
+		if (fd < 0)
+			return result(errno);
+		if (op[0] == 'd' && unlink(path) < 0)
+			return result(errno);
+		return result(exec_fd(fd, argv + 3));
+	}
+	if ((!strcmp(op, "wx-memfd") && argc == 2) || (!strcmp(op, "wx-file") && argc == 3)) {
+		void *p;
+
+		fd = argc == 2 ? memfd_create("krsi-probe", MFD_CLOEXEC) :
+				 open(argv[2], O_RDWR | O_CLOEXEC);
+		if (fd < 0 || (argc == 2 && ftruncate(fd, 4096) < 0))
+			return result(errno);
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			return result(errno);
+		return result(0);
+	}
+	if (!strcmp(op, "wx-written") && argc == 3) {
+		char *p;
+
+		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return result(errno);
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED)
+			return result(errno);
+		p[0] = p[0]; /* a private copy of the page: code the file never had */
+		return result(mprotect(p, 4096, PROT_READ | PROT_EXEC) < 0 ? errno : 0);
+	}
+	if (!strcmp(op, "wx-double") && argc == 3) {
+		int w = open(argv[2], O_WRONLY | O_CLOEXEC);
+
+		if (w < 0)
+			return result(errno);
+		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return result(errno);
+		return result(map_exec(fd));
+	}
+	if (!strcmp(op, "read-handle") && argc == 3) {
+		struct file_handle *h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
+		int mount_id, mfd;
+
+		h->handle_bytes = MAX_HANDLE_SZ;
+		if (name_to_handle_at(AT_FDCWD, argv[2], h, &mount_id, 0) < 0)
+			return result(errno);
+		mfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		/* Any fd on the file's mount will do: its directory's. */
+		{
+			char dir[4096], *slash;
+
+			snprintf(dir, sizeof(dir), "%s", argv[2]);
+			slash = strrchr(dir, '/');
+			if (slash && slash != dir) {
+				*slash = 0;
+				close(mfd);
+				mfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			}
+		}
+		fd = open_by_handle_at(mfd, h, O_RDONLY | O_CLOEXEC);
+		return result(fd < 0 ? errno : 0);
 	}
 	if (!strcmp(op, "chown") && argc == 3)
 		return result(chown(argv[2], 4242, -1) < 0 ? errno : 0);

@@ -332,14 +332,20 @@ static void ids_host_owner(const char *profile, char *buf, size_t size)
 static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
 		    enum identity_source src, const struct identity_root *root, struct krsi_err *err)
 {
+	const struct identity_view *old = identity_view_find(&d.ids, owner, src, slot);
 	struct krsi_inode_key *keys;
+	struct identity_hold *holds;
 	size_t n;
 	int r;
 
-	r = identity_view_keys(p, slot, root, &keys, &n);
+	/* A new slot (a reload) takes over what the owner's view under the old one held. */
+	for (size_t i = 0; !old && i < d.ids.n_views; i++)
+		if (d.ids.views[i].source == src && !strcmp(d.ids.views[i].owner, owner))
+			old = &d.ids.views[i];
+	r = identity_view_keys(p, slot, root, old, &keys, &holds, &n);
 	if (r < 0)
 		return err_set(err, r, "file identities: %s", strerror(-r));
-	return identity_view_set(&d.ids, owner, src, slot, keys, n, err);
+	return identity_view_set(&d.ids, owner, src, slot, keys, holds, n, err);
 }
 
 /* P's exact rules as the host sees them, under SLOT. */
@@ -488,40 +494,60 @@ static void ids_refresh(void)
 }
 
 /*
- * After a restart: the views are resolved again, then the keys that no view holds are deleted,
- * except those of profiles adopted from the maps whose file is gone (their rules are unknown).
+ * After a restart: the views are resolved again, then the keys in the map that no view holds
+ * are adopted under their slot when a profile uses it (a file renamed away from its rule's
+ * path before the restart stays denied until that profile changes), and deleted otherwise.
  */
 static void ids_sweep(void)
 {
-	_cleanup_free_ struct krsi_inode_key *stale = NULL;
+	_cleanup_free_ struct krsi_inode_key *extra = NULL;
 	struct krsi_inode_key key, next;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, adopted = 0, deleted = 0;
 	void *prev = NULL;
 
 	while (bpf_map_get_next_key(d.obj.maps.inode_rules, prev, &next) == 0) {
-		bool keep = identity_has(&d.ids, &next);
-
-		for (size_t i = 0; !keep && i < d.n_prof; i++)
-			keep = !d.prof[i].p && d.prof[i].slot == next.slot;
-		if (!keep) {
+		if (!identity_has(&d.ids, &next)) {
 			if (n == cap) {
 				size_t c = cap ? 2 * cap : 256;
-				struct krsi_inode_key *v = realloc(stale, c * sizeof(*v));
+				struct krsi_inode_key *v = realloc(extra, c * sizeof(*v));
 
 				if (!v)
 					break;
-				stale = v;
+				extra = v;
 				cap = c;
 			}
-			stale[n++] = next;
+			extra[n++] = next;
 		}
 		key = next;
 		prev = &key;
 	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(d.obj.maps.inode_rules, &stale[i]);
-	if (n)
-		log_info("file identities: %zu stale keys deleted", n);
+	for (size_t i = 0; i < d.n_prof; i++) {
+		struct krsi_inode_key *keys = calloc(n + 1, sizeof(*keys));
+		struct krsi_err err = { "" };
+		size_t k = 0;
+
+		if (!keys)
+			return;
+		for (size_t j = 0; j < n; j++)
+			if (extra[j].slot == d.prof[i].slot)
+				keys[k++] = extra[j];
+		if (!k) {
+			free(keys);
+			continue;
+		}
+		if (identity_view_set(&d.ids, "restart:adopted", IDENTITY_HOST, d.prof[i].slot, keys, NULL,
+				      k, &err) < 0)
+			log_info("profile %s: %s", d.prof[i].name, err.msg);
+		else
+			adopted += k;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (!identity_has(&d.ids, &extra[j]) &&
+		    bpf_map_delete_elem(d.obj.maps.inode_rules, &extra[j]) == 0)
+			deleted++;
+	if (adopted || deleted)
+		log_info("file identities from before the restart: %zu kept, %zu deleted", adopted,
+			 deleted);
 }
 
 /* Write P's rules under a fresh slot, then flip its policy: the one update a program sees. */

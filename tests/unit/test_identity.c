@@ -73,19 +73,29 @@ static void test_parsers(void)
 	      "fdinfo without ino: an error, not a guess");
 	CHECK(identity_parse_fdinfo("mnt_id:\t29\nino:\t12x\n", &mnt, &ino) == -EINVAL,
 	      "fdinfo with a malformed ino: an error");
-	CHECK(identity_mountinfo_dev(mi, 29, &dev) == 0 && dev == (0ULL << 20 | 25),
+	CHECK(identity_mountinfo_dev(mi, 29, &dev, NULL, 0) == 0 && dev == (0ULL << 20 | 25),
 	      "mountinfo: 0:25 is the kernel's dev_t 25");
-	CHECK(identity_mountinfo_dev(mi, 30, &dev) == 0 && dev == (259ULL << 20 | 3),
+	CHECK(identity_mountinfo_dev(mi, 30, &dev, NULL, 0) == 0 && dev == (259ULL << 20 | 3),
 	      "mountinfo: 259:3 is MAJOR << 20 | MINOR");
-	CHECK(identity_mountinfo_dev(mi, 31, &dev) == -ENOENT, "mountinfo: an unknown mount id");
-	CHECK(identity_mountinfo_dev("garbage\n\n", 1, &dev) == -ENOENT, "mountinfo: garbage");
+	CHECK(identity_mountinfo_dev(mi, 31, &dev, NULL, 0) == -ENOENT, "mountinfo: an unknown mount id");
+	{
+		const char *esc = "41 22 0:50 / /mnt/with\\040space\\134x rw - tmpfs t rw\n";
+		char point[64];
+
+		CHECK(identity_mountinfo_dev(esc, 41, &dev, point, sizeof(point)) == 0 &&
+			      !strcmp(point, "/mnt/with space\\x"),
+		      "mountinfo: the mount point, octal escapes decoded (%s)", point);
+		CHECK(identity_mountinfo_dev(esc, 41, &dev, point, 8) == -ENAMETOOLONG,
+		      "mountinfo: a mount point longer than the buffer is an error");
+	}
+	CHECK(identity_mountinfo_dev("garbage\n\n", 1, &dev, NULL, 0) == -ENOENT, "mountinfo: garbage");
 }
 
 /* Resolution on this machine: the identity of a file is the one stat sees (on a plain fs). */
 static void test_resolve(void)
 {
 	char dir[] = "/tmp/krsi-unit-id.XXXXXX", f[256], l[256], s[256];
-	struct identity_root root = { -1 };
+	struct identity_root root = { -1, -1 };
 	struct krsi_err err = { "" };
 	uint64_t dev = 0, ino = 0, dev2 = 0, ino2 = 0;
 	struct stat st;
@@ -102,26 +112,26 @@ static void test_resolve(void)
 	close(fd);
 	CHECK(link(f, l) == 0 && symlink("file", s) == 0, "fixtures: a hard link and a symlink");
 	CHECK(identity_root_open_path("/", &root, &err) == 0, "open the root /");
-	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev, &ino) == 0, "resolve %s", f);
+	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev, &ino, NULL) == 0, "resolve %s", f);
 	stat(f, &st);
 	CHECK(ino == st.st_ino, "its inode is stat's (%llu, %llu)", (unsigned long long)ino,
 	      (unsigned long long)st.st_ino);
 	/* Equal to stat's device on file systems that report their superblock's (tmpfs, ext4). */
 	CHECK(dev == identity_kdev(major(st.st_dev), minor(st.st_dev)),
 	      "its device is the superblock's, in the kernel's encoding");
-	CHECK(identity_resolve(root.fd, root.mountinfo, l, &dev2, &ino2) == 0 && dev2 == dev &&
+	CHECK(identity_resolve(root.fd, root.mountinfo, l, &dev2, &ino2, NULL) == 0 && dev2 == dev &&
 		      ino2 == ino,
 	      "a hard link has the same identity");
-	CHECK(identity_resolve(root.fd, root.mountinfo, s, &dev2, &ino2) == 0 && ino2 == ino,
+	CHECK(identity_resolve(root.fd, root.mountinfo, s, &dev2, &ino2, NULL) == 0 && ino2 == ino,
 	      "a symlink resolves to its target");
 	identity_root_close(&root);
 	/* In a root of its own: the path is resolved below it, never above. */
 	CHECK(identity_root_open_path(dir, &root, &err) == 0, "open %s as a root", dir);
-	CHECK(identity_resolve(root.fd, root.mountinfo, "/file", &dev2, &ino2) == 0 && ino2 == ino,
+	CHECK(identity_resolve(root.fd, root.mountinfo, "/file", &dev2, &ino2, NULL) == 0 && ino2 == ino,
 	      "/file inside the root is %s", f);
-	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev2, &ino2) == -ENOENT,
+	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev2, &ino2, NULL) == -ENOENT,
 	      "the host path does not exist inside the root");
-	CHECK(identity_resolve(root.fd, root.mountinfo, "/../../../file", &dev2, &ino2) == 0 &&
+	CHECK(identity_resolve(root.fd, root.mountinfo, "/../../../file", &dev2, &ino2, NULL) == 0 &&
 		      ino2 == ino,
 	      "\"..\" stops at the root");
 	identity_root_close(&root);
@@ -178,6 +188,79 @@ static void test_bundle(void)
 	rmdir(dir);
 }
 
+/* A view refreshed after its file was renamed, deleted, replaced. */
+static void test_holds(void)
+{
+	char dir[] = "/dev/shm/krsi-unit-hold.XXXXXX", f[256], g[256], path[] = "/file";
+	char *exec_rules[] = { path };
+	struct profile p = { .name = "t" };
+	struct identity_root root = { -1, -1 };
+	struct identity_view v = { .slot = 1 };
+	struct krsi_err err = { "" };
+	struct krsi_inode_key *keys;
+	struct identity_hold *holds;
+	struct stat st;
+	uint64_t ino;
+	size_t n;
+	int fd;
+
+	/* tmpfs: it gives file handles, as ext4, xfs and btrfs do. */
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(f, sizeof(f), "%s/file", dir);
+	snprintf(g, sizeof(g), "%s/renamed", dir);
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	stat(f, &st);
+	ino = st.st_ino;
+	p.paths[PROFILE_EXEC] = exec_rules;
+	p.n_paths[PROFILE_EXEC] = 1;
+	identity_root_open_path(dir, &root, &err);
+	CHECK(identity_view_keys(&p, 1, &root, NULL, &keys, &holds, &n) == 0 && n == 1 &&
+		      keys[0].ino == ino && keys[0].kind == KRSI_PATH_EXEC && keys[0].slot == 1 &&
+		      holds[0].has_handle,
+	      "the rule's file resolves, with a file handle");
+	v.keys = keys;
+	v.holds = holds;
+	v.n = n;
+	rename(f, g);
+	CHECK(identity_view_keys(&p, 2, &root, &v, &keys, &holds, &n) == 0 && n == 1 &&
+		      keys[0].ino == ino && keys[0].slot == 2,
+	      "renamed away from the rule's path, it stays (under the new slot)");
+	free(v.keys);
+	free(v.holds);
+	v.keys = keys;
+	v.holds = holds;
+	v.n = n;
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	close(fd);
+	stat(f, &st);
+	CHECK(identity_view_keys(&p, 2, &root, &v, &keys, &holds, &n) == 0 && n == 2 &&
+		      keys[0].ino == st.st_ino && keys[1].ino == ino,
+	      "a new file at the rule's path is added; the renamed one stays");
+	free(keys);
+	free(holds);
+	unlink(g);
+	if (geteuid() == 0) {
+		CHECK(identity_view_keys(&p, 2, &root, &v, &keys, &holds, &n) == 0 && n == 1 &&
+			      keys[0].ino == st.st_ino,
+		      "deleted, the renamed file's identity goes: its handle no longer opens");
+	} else {
+		CHECK(identity_view_keys(&p, 2, &root, &v, &keys, &holds, &n) == 0 && n == 2,
+		      "without CAP_DAC_READ_SEARCH a handle cannot be tried: the identity stays");
+	}
+	free(keys);
+	free(holds);
+	free(v.keys);
+	free(v.holds);
+	v.holds = NULL;
+	identity_root_close(&root);
+	unlink(f);
+	rmdir(dir);
+}
+
 static void test_table(void)
 {
 	struct fake_map m = { .cap = 64 };
@@ -185,33 +268,33 @@ static void test_table(void)
 	struct krsi_err err = { "" };
 	uint64_t a[] = { 10, 11, 12 }, b[] = { 11, 13 }, c[] = { 20, 21, 22, 23, 24 };
 
-	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, a, 3), 3, &err) == 0 &&
+	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, a, 3), NULL, 3, &err) == 0 &&
 		      m.n == 3,
 	      "a host view writes its three keys");
-	CHECK(identity_view_set(&t, "c1", IDENTITY_LIVE, 1, keys_of(1, b, 2), 2, &err) == 0 &&
+	CHECK(identity_view_set(&t, "c1", IDENTITY_LIVE, 1, keys_of(1, b, 2), NULL, 2, &err) == 0 &&
 		      m.n == 4 && m.writes == 4,
 	      "a container view sharing key 11 writes only key 13");
-	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, b, 1), 0, &err) == 0 &&
+	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, b, 1), NULL, 0, &err) == 0 &&
 		      m.n == 2 && in_map(&m, 1, 11) && in_map(&m, 1, 13) && !in_map(&m, 1, 10),
 	      "emptying the host view deletes 10 and 12, keeps 11 (held by c1)");
 	identity_view_drop(&t, "c1", -1, -1);
 	CHECK(m.n == 0 && t.n_refs == 0, "dropping c1 deletes the rest");
 
 	/* A reload: the new slot's keys go in before the old slot's go. */
-	identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, a, 3), 3, &err);
-	identity_view_set(&t, "p", IDENTITY_HOST, 2, keys_of(2, a, 3), 3, &err);
+	identity_view_set(&t, "p", IDENTITY_HOST, 1, keys_of(1, a, 3), NULL, 3, &err);
+	identity_view_set(&t, "p", IDENTITY_HOST, 2, keys_of(2, a, 3), NULL, 3, &err);
 	CHECK(m.n == 6, "slots 1 and 2 side by side during the grace period");
 	identity_drop_slot(&t, 1);
 	CHECK(m.n == 3 && in_map(&m, 2, 10) && !in_map(&m, 1, 10), "collecting slot 1 leaves slot 2");
 
 	/* The map runs out: nothing half applied, the old view stays. */
 	m.cap = 5;
-	CHECK(identity_view_set(&t, "c2", IDENTITY_BUNDLE, 2, keys_of(2, c, 5), 5, &err) == -E2BIG &&
+	CHECK(identity_view_set(&t, "c2", IDENTITY_BUNDLE, 2, keys_of(2, c, 5), NULL, 5, &err) == -E2BIG &&
 		      strstr(err.msg, "inode_rules map is full"),
 	      "a view that does not fit fails with an error naming the map (%s)", err.msg);
 	CHECK(m.n == 3 && !identity_view_find(&t, "c2", IDENTITY_BUNDLE, 2),
 	      "and takes back the keys it wrote: the map is as before");
-	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 2, keys_of(2, c, 5), 5, &err) == -E2BIG &&
+	CHECK(identity_view_set(&t, "p", IDENTITY_HOST, 2, keys_of(2, c, 5), NULL, 5, &err) == -E2BIG &&
 		      m.n == 3 && in_map(&m, 2, 10) && in_map(&m, 2, 12),
 	      "replacing a view that does not fit keeps the old one");
 	m.cap = 64;
@@ -224,7 +307,7 @@ static void test_table(void)
 			k[i] = (struct krsi_inode_key){ .slot = 9, .kind = 1, .dev = 1,
 							.ino = (uint64_t)round * 1000 + i };
 		m.cap = 64;
-		identity_view_set(&t, "churn", IDENTITY_LIVE, 9, k, 40, &err);
+		identity_view_set(&t, "churn", IDENTITY_LIVE, 9, k, NULL, 40, &err);
 	}
 	CHECK(t.n_refs == 43 && m.n == 43 && t.n_used * 2 <= t.cap_refs,
 	      "after 2000 keys came and went: 43 held, %zu of %zu buckets used", t.n_used,
@@ -237,5 +320,6 @@ void test_identity(void)
 	test_parsers();
 	test_resolve();
 	test_bundle();
+	test_holds();
 	test_table();
 }

@@ -169,6 +169,8 @@ static int cmd_status(void)
 	       json_object_get_boolean(json_object_object_get(k, "btf")) ? "yes" : "no");
 	printf("registry:   %s containers, %s profiles (default %s)\n", str(rep, "containers"),
 	       str(rep, "profiles"), str(a, "default_profile"));
+	printf("identities: %s files of exact rules in %s views, refreshed every %ss\n",
+	       str(a, "file_identities"), str(a, "identity_views"), str(a, "refresh_interval_s"));
 	printf("events:     %s sent, %s lost, %s throttled; %s denied, %s audited\n",
 	       str(s, "events"), str(s, "lost"), str(s, "throttled"), str(s, "denied"),
 	       str(s, "audited"));

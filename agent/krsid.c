@@ -1040,6 +1040,9 @@ static json_object *op_status(void)
 	json_object_object_add(a, "profile_dir", json_object_new_string(d.profile_dir));
 	json_object_object_add(a, "default_profile", json_object_new_string(d.default_profile));
 	json_object_object_add(a, "level_mask", json_object_new_uint64(cfg.level_mask));
+	json_object_object_add(a, "file_identities", json_object_new_uint64(d.ids.n_refs));
+	json_object_object_add(a, "identity_views", json_object_new_uint64(d.ids.n_views));
+	json_object_object_add(a, "refresh_interval_s", json_object_new_uint64(d.refresh_s));
 	json_object_object_add(rep, "agent", a);
 	json_object_object_add(k, "lsm", json_object_new_string(d.kf.lsm));
 	json_object_object_add(k, "bpf_lsm", json_object_new_boolean(d.kf.bpf_lsm));

@@ -85,8 +85,10 @@ total_events() {
 # ---- fixtures ----
 
 ip link set lo up 2>/dev/null
-mkdir -p $K/xdir $K/rdir $K/wdir $K/mnt $K/swap
+mkdir -p $K/xdir $K/rdir $K/wdir $K/mnt $K/swap $K/tdir $K/sub
 cp /bin/echo $K/denied-exec
+cp /bin/echo $K/mv-exec
+cp /bin/echo $K/wxfile
 cp /bin/echo $K/allowed-exec
 cp /bin/echo $K/xdir/prog
 ln -s $K/denied-exec $K/link
@@ -97,11 +99,15 @@ echo file >$K/rdir/file
 : >$K/wdir/file
 : >$K/chownme
 echo f >$K/swap/f
+# Other names of denied files, made before the agent starts (the host's view resolves them).
+ln $K/denied-exec $K/hl-exec
+ln $K/secret $K/hl-secret
+ln $K/wfile $K/hl-wfile
 mkdir -p "$P"
 cp /etc/krsi/profiles/*.json "$P/"
 
 deny_all='
-	"exec": ["/tmp/kc/denied-exec"],
+	"exec": ["/tmp/kc/denied-exec", "/tmp/kc/mv-exec"],
 	"exec_dirs": ["/tmp/kc/xdir"],
 	"read": ["/tmp/kc/secret"],
 	"read_dirs": ["/tmp/kc/rdir"],
@@ -111,6 +117,7 @@ deny_all='
 	"connect": ["127.0.0.2/32:9", "127.0.1.0/24", "[::1]:9"],
 	"bind": ["127.0.0.3"],
 	"mount": true, "ptrace": true, "module": true, "bpf": true, "userns": true, "wx": true,
+	"pathless_exec": true,
 	"capabilities": ["CAP_CHOWN"]'
 cat >"$P/t-enforce.json" <<EOF
 { "name": "t-enforce", "version": 1, "mode": "enforce", $deny_all }
@@ -150,7 +157,8 @@ done
 
 check "krsictl profile check accepts the shipped profiles" \
 	krsictl profile check /etc/krsi/profiles/default.json /etc/krsi/profiles/audit.json
-check "krsid starts, loads and pins its programs" start_agent
+# Identities are resolved again every second here (default 30), for the refresh tests.
+check "krsid starts, loads and pins its programs" start_agent --refresh-interval 1
 check_output "krsid reports BPF LSM active at start-up" "BPF LSM active" cat "$LOG"
 check_output "status: programs loaded, BPF LSM active" '"bpf_lsm": true' krsictl status --json
 check "links are pinned under /sys/fs/bpf/krsi" test -e /sys/fs/bpf/krsi/links/file_open
@@ -168,8 +176,27 @@ check_fails "registering an unknown profile is refused" \
 	krsictl register c-x --cgroup /kc-gc --profile no-such-profile
 
 # ---- every deny kind ----
+# The ways around a rule that a container with CAP_SYS_ADMIN has, made now that the agent
+# runs: a hard link made from inside kc-enf, in another directory; the denied file renamed.
+check "kc-enf may make a hard link to a denied binary (linking opens nothing)" \
+	in_cg kc-enf ln $K/denied-exec $K/sub/hl2-exec
+check "kc-enf may rename a denied binary" in_cg kc-enf mv $K/mv-exec $K/sub/renamed
 # name | probe op and arguments | result when allowed | event hook | fixed string in the event
 kinds=(
+	"exec, hard link made before the agent started|exec $K/hl-exec ok|ok|exec|\"match\":\"inode\""
+	"exec, hard link made by the container|exec $K/sub/hl2-exec ok|ok|exec|\"path\":\"$K/sub/hl2-exec\""
+	"exec, the denied binary renamed|exec $K/sub/renamed ok|ok|exec|\"path\":\"$K/sub/renamed\""
+	"exec by mmap PROT_EXEC (a loader, dlopen)|mmap-exec $K/denied-exec|ok|exec|\"call\":\"mmap\""
+	"exec by mprotect PROT_EXEC|mprotect-exec $K/denied-exec|ok|exec|\"call\":\"mprotect\""
+	"exec by mmap of a hard link|mmap-exec $K/hl-exec|ok|exec|\"call\":\"mmap\",\"match\":\"inode\""
+	"exec by mmap, directory rule|mmap-exec $K/xdir/prog|ok|exec|\"path\":\"$K/xdir/prog\""
+	"pathless exec, memfd_create + execveat|memfd-exec /bin/echo ok|ok|pathless_exec|\"match\":\"memfd\""
+	"pathless exec, mmap PROT_EXEC of a memfd|memfd-mmap /bin/echo|ok|pathless_exec|\"call\":\"mmap\""
+	"pathless exec, O_TMPFILE|tmpfile-exec $K/tdir /bin/echo ok|ok|pathless_exec|\"match\":\"unlinked\""
+	"pathless exec, a deleted file by fd|deleted-exec $K/tdir /bin/echo ok|ok|pathless_exec|\"match\":\"unlinked\""
+	"open for read, hard link|read $K/hl-secret|ok|read|\"match\":\"inode\""
+	"open for read, by file handle|read-handle $K/secret|ok|read|\"call\""
+	"open for write, hard link|write $K/hl-wfile|ok|write|\"match\":\"inode\""
 	"exec, exact path|exec $K/denied-exec ok|ok|exec|\"path\":\"$K/denied-exec\""
 	"exec, directory|exec $K/xdir/prog ok|ok|exec|\"path\":\"$K/xdir/prog\""
 	"open for read, exact path|read $K/secret|ok|read|\"path\":\"$K/secret\""
@@ -192,6 +219,10 @@ kinds=(
 	"user namespace|userns|ok|userns|\"comm\""
 	"W^X mprotect|wx|ok|wx|\"call\":\"mprotect\""
 	"W^X mmap|wx-mmap|ok|wx|\"call\":\"mmap\""
+	"W^X shared memfd mapped write+exec|wx-memfd|ok|wx|\"reason\":\"write+exec\""
+	"W^X shared file mapped write+exec|wx-file $K/wxfile|ok|wx|\"reason\":\"write+exec\""
+	"W^X a written private file mapping made exec|wx-written $K/wxfile|ok|wx|\"reason\":\"written\""
+	"W^X exec mapping of a file open for writing|wx-double $K/wxfile|ok|wx|\"reason\":\"open for writing\""
 	"capability|chown $K/chownme|ok|capable|\"capability\":\"CAP_CHOWN\""
 )
 for k in "${kinds[@]}"; do
@@ -227,6 +258,70 @@ check "exec through a symlink is caught: the resolved binary counts" \
 check "a confined task gets no fd to krsi's pinned maps" \
 	probe_says EPERM kc-oth bpf-get /sys/fs/bpf/krsi/maps/cgroups
 check "the host still opens krsi's pinned maps" probe_says ok "" bpf-get /sys/fs/bpf/krsi/maps/cgroups
+
+# ---- the loader: ld.so maps a program itself, with no execve of it ----
+ldso=$(ls /lib64/ld-linux-x86-64.so.2 2>/dev/null || ls /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
+# loader_says WANT CGROUP PROGRAM: "ld.so PROGRAM ok" prints ok (WANT ok), or fails (WANT EPERM).
+loader_says() {
+	local out rc
+	out=$(in_cg "$2" "$ldso" "$3" ok 2>&1)
+	rc=$?
+	echo "$ldso $3 ok in cgroup '${2:-(here)}': exit $rc, '$out'"
+	if [ "$1" = ok ]; then [ "$rc" = 0 ] && [ "$out" = ok ]; else [ "$rc" != 0 ] && [ "$out" != ok ]; fi
+}
+before=$(count_events c-enf exec deny "\"call\":\"mmap\"")
+check "ld.so cannot load a denied binary in kc-enf" loader_says EPERM kc-enf $K/denied-exec
+check "the loader's mapping is reported as exec by mmap" \
+	new_event "$before" c-enf exec deny "\"call\":\"mmap\""
+check "ld.so cannot load a binary in an exec_dirs directory" loader_says EPERM kc-enf $K/xdir/prog
+check "ld.so loads an unlisted binary in kc-enf" loader_says ok kc-enf $K/allowed-exec
+check "ld.so loads the denied binary on the host" loader_says ok "" $K/denied-exec
+check "ld.so loads it under the audit profile" loader_says ok kc-aud $K/denied-exec
+
+# ---- file identities as the files change ----
+# eventually CMD...: CMD succeeds within 6 s (a refresh runs every second here).
+eventually() {
+	for _ in $(seq 30); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	"$@"
+}
+# has_ino INODE: the inode_rules map holds that inode number (any slot, any kind).
+has_ino() {
+	bpftool map dump pinned /sys/fs/bpf/krsi/maps/inode_rules --json |
+		jq -e --argjson i "$1" 'any(.[]; .formatted.key.ino == $i)' >/dev/null
+}
+old_ino=$(stat -c %i $K/denied-exec)
+rm $K/denied-exec
+cp /bin/echo $K/denied-exec
+check "a binary deleted and made again at the denied path is denied at once (by path)" \
+	probe_says EPERM kc-enf exec $K/denied-exec ok
+ln $K/denied-exec $K/sub/hl3-exec
+check "after a refresh, a hard link to the new file is denied too (by identity)" \
+	eventually probe_says EPERM kc-enf exec $K/sub/hl3-exec ok
+check "the old file, still reachable by its hard link, stays denied" \
+	probe_says EPERM kc-enf exec $K/hl-exec ok
+check_output "status counts the identities and the refresh interval" \
+	'"refresh_interval_s": 1' krsictl status --json
+# A file renamed away from its rule's path is denied while it exists; deleted, its identity
+# goes at the next refresh, so an unrelated file that gets its inode number is not denied.
+ren_ino=$(stat -c %i $K/sub/renamed)
+sleep 2.5 # past a refresh or two
+check "after refreshes, the renamed binary's identity is still in the map" has_ino "$ren_ino"
+check "and kc-enf still cannot run it" probe_says EPERM kc-enf exec $K/sub/renamed ok
+rm $K/sub/renamed
+no_ino() { ! has_ino "$1"; }
+check "deleted, its identity leaves the map at the next refresh (inode $ren_ino)" \
+	eventually no_ino "$ren_ino"
+check "the old denied-exec, deleted while hard links keep it, keeps its identity" has_ino "$old_ino"
+# A reload puts the rules under a new slot: the identities are there before it is published,
+# those that left their paths included.
+sed -i 's/"version": 1,/"version": 2,/' "$P/t-enforce.json"
+check "reload t-enforce as version 2" krsictl profile reload
+check "right after the reload, the old file's hard link is denied" probe_says EPERM kc-enf exec $K/hl-exec ok
+check "right after the reload, the new file's hard link is denied" probe_says EPERM kc-enf exec $K/sub/hl3-exec ok
+check "right after the reload, a hard link of the read rule is denied" probe_says EPERM kc-enf read $K/hl-secret
 
 # ---- event subscribers ----
 krsictl events --follow --container c-enf >"$work/follow.out" 2>&1 &
@@ -355,6 +450,8 @@ same_registry() {
 }
 check "krsictl ps shows the same registry after the restart" same_registry
 check "enforcement continues after the restart" probe_says EPERM kc-enf read $K/secret
+check "after the restart, a hard link is still denied" probe_says EPERM kc-enf exec $K/hl-exec ok
+check "after the restart, the new file's hard link is still denied" probe_says EPERM kc-enf exec $K/sub/hl3-exec ok
 n=$(count_events c-enf read deny "\"path\":\"$K/rdir/file\"")
 probe_says EPERM kc-enf read $K/rdir/file >/dev/null
 check "events flow again after the restart" new_event "$n" c-enf read deny "\"path\":\"$K/rdir/file\""
@@ -399,9 +496,11 @@ check "always attached: bprm_check_security, bpf_map, bpf_prog" \
 	test -e $L/bprm_check_security -a -e $L/bpf_map -a -e $L/bpf_prog
 check "no profile denies mount: sb_mount and move_mount have no link" \
 	test ! -e $L/sb_mount -a ! -e $L/move_mount
-check "no profile sets wx, read, write or capabilities: no link for their hooks" \
-	test ! -e $L/file_mprotect -a ! -e $L/mmap_file -a ! -e $L/file_open -a ! -e $L/capable
-check_output "status counts 3 attached hooks" '"attached": 3' krsictl status --json
+check "an exec rule covers executable mappings: mmap_file and file_mprotect are attached" \
+	test -e $L/file_mprotect -a -e $L/mmap_file
+check "no profile sets read, write or capabilities: no link for their hooks" \
+	test ! -e $L/file_open -a ! -e $L/capable
+check_output "status counts 5 attached hooks" '"attached": 5' krsictl status --json
 # With BPF statistics on, a program counts its runs: a detached one does not run.
 run_cnt() { # PROGRAM
 	bpftool prog show pinned "/sys/fs/bpf/krsi/progs/$1" --json | jq -r '.run_cnt // 0'
@@ -420,7 +519,7 @@ check_output "krsid logs the attachment" 'hook sb_mount attached' cat "$LOG"
 check "kc-od's mount is now denied" probe_says EPERM kc-od mount $K/mnt
 check "the host's mount is still allowed" probe_says ok "" mount $K/mnt
 check "the attached sb_mount program runs" test "$(run_cnt sb_mount)" -gt "$mount_runs"
-check "file_mprotect is still detached" test ! -e $L/file_mprotect
+check "file_open is still detached" test ! -e $L/file_open
 
 od_profile 3 audit ', "ptrace": true'
 check "reload od without mount, with ptrace, in audit mode" krsictl profile reload
@@ -440,7 +539,7 @@ kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 : >"$LOG"
 check "krsid restarts" start_agent
-check_output "the restart adopted the pinned links" 'adopted [0-9]+ LSM programs \(5 attached\)' \
+check_output "the restart adopted the pinned links" 'adopted [0-9]+ LSM programs \(7 attached\)' \
 	cat "$LOG"
 check "the restart attached and detached nothing" sh -c "! grep -E 'hook [a-z_]+ (at|de)tached' '$LOG'"
 check "ptrace_access_check keeps its link" test "$(stat -c %i $L/ptrace_access_check)" = "$ino"

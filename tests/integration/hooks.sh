@@ -126,7 +126,7 @@ hook_says() {
 
 mkdir -p "$P"
 cp /etc/krsi/profiles/*.json "$P/"
-echo '{ "name": "h-deny", "version": 1, "mode": "enforce", "read": ["/etc/secret"] }' >"$P/h-deny.json"
+echo '{ "name": "h-deny", "version": 1, "mode": "enforce", "read": ["/etc/secret"], "exec": ["/usr/local/bin/cat"] }' >"$P/h-deny.json"
 echo '{ "name": "h-other", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-other.json"
 echo '{ "name": "h-default", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-default.json"
 echo '{ "name": "h-allow", "version": 1, "mode": "enforce", "read": ["/etc/nothing-here"] }' >"$P/h-allow.json"
@@ -134,6 +134,10 @@ echo '{ "name": "h-allow", "version": 1, "mode": "enforce", "read": ["/etc/nothi
 make_bundle "$work/base" true >/dev/null
 echo s3cret >"$work/base/rootfs/etc/secret"
 echo other >"$work/base/rootfs/etc/other"
+# A binary that h-deny's exact exec rule names, a path only inside the containers' rootfs:
+# what denies its other names is its identity as resolved in that rootfs (the bundle's).
+mkdir -p "$work/base/rootfs/usr/local/bin"
+cp /bin/busybox "$work/base/rootfs/usr/local/bin/cat"
 
 check "the hook is installed and links no libbpf" sh -c "test -x $HOOK && ! ldd $HOOK | grep -q libbpf"
 check "the hooks.d file is valid JSON, schema 1.0.0, prestart and poststop" \
@@ -191,6 +195,18 @@ for rt in "${runtimes[@]}"; do
 		check "$rt: a cannot read /etc/secret" fails_with "$EPERM" "$rt" exec "$id-a" cat /etc/secret
 		check_output "$rt: a reads /etc/other" '^other$' "$rt" exec "$id-a" cat /etc/other
 		check_output "$rt: b reads /etc/secret" '^s3cret$' "$rt" exec "$id-b" cat /etc/secret
+		check "$rt: a cannot run the denied /usr/local/bin/cat" \
+			fails_with "$EPERM" "$rt" exec "$id-a" /usr/local/bin/cat /etc/other
+		check "$rt: a may hard-link it in /tmp (linking runs nothing)" \
+			"$rt" exec "$id-a" ln /usr/local/bin/cat /tmp/cat-$rt
+		check "$rt: a cannot run the hard link either: the rule follows the file" \
+			fails_with "$EPERM" "$rt" exec "$id-a" /tmp/cat-$rt /etc/other
+		check "$rt: nor after renaming the link" \
+			fails_with "$EPERM" "$rt" exec "$id-a" /bin/sh -c "mv /tmp/cat-$rt /tmp/moved-$rt && /tmp/moved-$rt /etc/other"
+		check_output "$rt: b, whose profile has no exec rule, runs the hard link" '^other$' \
+			"$rt" exec "$id-b" /tmp/moved-$rt /etc/other
+		check_output "$rt: the denial by identity is reported" '"match":"inode"' \
+			krsictl events --container "$id-a"
 		check "$rt: b cannot read /etc/other" fails_with "$EPERM" "$rt" exec "$id-b" cat /etc/other
 	else
 		tap_fail "$rt: two containers with different profiles start" "$(cat "$work/$id-a.out" "$work/$id-b.out" 2>/dev/null)"

@@ -53,6 +53,42 @@ void test_events(void)
 	CHECK_STR(field(o, "capability"), "CAP_SYS_ADMIN", "capability name");
 	json_object_put(o);
 
+	memset(&e, 0, sizeof(e));
+	e.hook = KRSI_HOOK_EXEC;
+	e.arg = KRSI_CALL_MMAP | KRSI_MATCH_INODE << 8;
+	e.dev = 8 << 20 | 3;
+	e.value = 1234;
+	strcpy(e.path, "/tmp/hl");
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "call"), "mmap", "exec event: how the code was reached");
+	CHECK_STR(field(o, "match"), "inode", "exec event: matched by the file's identity");
+	CHECK_STR(field(o, "dev"), "8:3", "exec event: the device as major:minor");
+	CHECK_STR(field(o, "inode"), "1234", "exec event: the inode");
+	json_object_put(o);
+
+	e.hook = KRSI_HOOK_PATHLESS;
+	e.arg = KRSI_CALL_EXECVE | KRSI_MATCH_MEMFD << 8;
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "hook"), "pathless_exec", "pathless event: hook name");
+	CHECK_STR(field(o, "match"), "memfd", "pathless event: a memory file");
+	CHECK_STR(field(o, "call"), "execve", "pathless event: by execve");
+	json_object_put(o);
+
+	e.hook = KRSI_HOOK_OPEN_READ;
+	e.arg = KRSI_MATCH_PATH << 8;
+	o = event_to_json(&e, &n, 0);
+	CHECK(field(o, "call") == NULL, "read event: no call");
+	CHECK_STR(field(o, "match"), "path", "read event: matched by path");
+	json_object_put(o);
+
+	e.hook = KRSI_HOOK_WX;
+	e.arg = KRSI_CALL_MPROTECT | KRSI_WX_WRITTEN << 8;
+	e.value = 0x7f0000001000ULL;
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "call"), "mprotect", "wx event: the call");
+	CHECK_STR(field(o, "reason"), "written", "wx event: why");
+	json_object_put(o);
+
 	for (int i = 0; i < EVENTS_RECENT + 5; i++)
 		event_ring_push(&ring, json_object_new_int(i));
 	CHECK(ring.n == EVENTS_RECENT && json_object_get_int(ring.v[ring.next]) == 5,

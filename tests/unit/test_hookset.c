@@ -84,8 +84,15 @@ void test_hookset(void)
 	CHECK(hookset_needed("file_open", d), "hookset: a write_dirs rule needs file_open");
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
 		    "\"exec\": [\"/bin/nc\"] }");
-	CHECK(!hookset_needed("file_open", d) && hookset_needed("bprm_check_security", d),
-	      "hookset: an exec rule needs bprm_check_security only");
+	CHECK(!hookset_needed("file_open", d) && hookset_needed("bprm_check_security", d) &&
+		      hookset_needed("mmap_file", d) && hookset_needed("file_mprotect", d) &&
+		      !hookset_needed("capable", d),
+	      "hookset: an exec rule needs bprm_check_security and the PROT_EXEC mapping hooks");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"pathless_exec\": true }");
+	CHECK(d == KRSI_DENY(KRSI_HOOK_PATHLESS) && hookset_needed("mmap_file", d) &&
+		      hookset_needed("file_mprotect", d) && !hookset_needed("file_open", d),
+	      "hookset: pathless_exec sets its own bit and needs the mapping hooks, not file_open");
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
 		    "\"connect\": [\"10.0.0.0/8\"] }");
 	CHECK(hookset_needed("socket_connect", d) && hookset_needed("socket_sendmsg", d) &&

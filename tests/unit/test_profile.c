@@ -81,8 +81,49 @@ static void test_parse_full(void)
 	CHECK(c.net[3].op == KRSI_NET_BIND && c.net[3].port == 80 &&
 		      c.net[3].prefixlen == KRSI_NET_KEY_FIXED_BITS,
 	      "0.0.0.0/0:80 is a bind rule with no address bits");
+	CHECK(c.policy.dirs == (1u << KRSI_PATH_EXEC | 1u << KRSI_PATH_READ | 1u << KRSI_PATH_WRITE),
+	      "dirs: every kind has a directory rule");
+	CHECK(c.n_names == 3 && !strcmp(c.names[0].name, "nc") && c.names[0].kind == KRSI_PATH_EXEC &&
+		      c.names[0].slot == 42 && !strcmp(c.names[1].name, "shadow") &&
+		      !strcmp(c.names[2].name, "passwd"),
+	      "one name key per exact rule: its last component");
 	profile_compiled_clear(&c);
 	profile_free(p);
+}
+
+static void test_names(void)
+{
+	const char *t = "{ \"name\": \"n\", \"version\": 1, \"mode\": \"enforce\", "
+			"\"read\": [\"/etc/a-very-long-file-name-that-goes-on-and-on-past-48-bytes.conf\"], "
+			"\"exec\": [\"/bin/x\"], \"pathless_exec\": true }";
+	struct krsi_err err = { "" };
+	struct profile *p = NULL;
+	struct profile_compiled c;
+	char buf[KRSI_BASENAME_MAX];
+
+	profile_basename("/usr/bin/nc", buf, sizeof(buf));
+	CHECK_STR(buf, "nc", "basename of /usr/bin/nc");
+	profile_basename("/", buf, sizeof(buf));
+	CHECK_STR(buf, "", "basename of / is empty");
+	if (profile_parse("n.json", t, strlen(t), &p, &err) < 0) {
+		CHECK(0, "names profile parses: %s", err.msg);
+		return;
+	}
+	CHECK(p->pathless_exec, "pathless_exec parsed");
+	CHECK(profile_compile(p, 1, 5, &c) == 0, "names profile compiles");
+	CHECK(c.policy.dirs == 0, "no directory rule: dirs is 0, the name prefilter applies");
+	CHECK(c.policy.deny & KRSI_DENY(KRSI_HOOK_PATHLESS), "pathless_exec sets its deny bit");
+	CHECK(c.n_names == 2 && strlen(c.names[1].name) == KRSI_BASENAME_MAX - 1 &&
+		      !strncmp(c.names[1].name, "a-very-long-file-name", 21) &&
+		      c.names[1].name[KRSI_BASENAME_MAX - 1] == 0,
+	      "a long last component is cut to %d bytes, as the BPF side reads it",
+	      KRSI_BASENAME_MAX - 1);
+	profile_compiled_clear(&c);
+	profile_free(p);
+	CHECK(strstr(parse_err("{ \"name\": \"n\", \"version\": 1, \"mode\": \"enforce\", "
+			       "\"pathless_exec\": 1 }"), "pathless_exec") != NULL,
+	      "pathless_exec must be a boolean: %s",
+	      parse_err("{ \"name\": \"n\", \"version\": 1, \"mode\": \"enforce\", \"pathless_exec\": 1 }"));
 }
 
 static void test_errors(void)
@@ -245,6 +286,7 @@ static void test_files(void)
 void test_profile(void)
 {
 	test_parse_full();
+	test_names();
 	test_errors();
 	test_net();
 	test_files();

@@ -37,6 +37,20 @@ static void test_requests(void)
 		CHECK(!req.has_pid && !req.has_cgroup_id, "register: no pid, no cgroup id");
 		proto_request_clear(&req);
 	}
+	r = PARSE("{\"version\":1,\"op\":\"register\",\"container\":\"c1\",\"cgroup\":\"/c1\","
+		  "\"bundle\":\"/run/c1\"}", &req, &err);
+	CHECK(r == 0 && req.bundle && !strcmp(req.bundle, "/run/c1"), "register with a bundle (%s)",
+	      err.msg);
+	if (!r)
+		proto_request_clear(&req);
+	CHECK(strstr(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c1\","
+			     "\"cgroup\":\"/c1\",\"bundle\":\"rel/dir\"}"),
+		     "field \"bundle\": \"rel/dir\": expected an absolute path") != NULL,
+	      "a relative bundle is refused, naming it");
+	CHECK(strstr(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c1\","
+			     "\"cgroup\":\"/c1\",\"bundle\":7}"),
+		     "field \"bundle\": expected a string") != NULL,
+	      "a bundle that is no string is refused");
 	r = PARSE("{\"version\":1,\"op\":\"register\",\"container\":\"c1\",\"pid\":42}", &req, &err);
 	CHECK(r == 0 && req.has_pid && req.pid == 42 && !req.profile && !req.until_exec,
 	      "register by pid, default profile, armed at once (%s)", err.msg);

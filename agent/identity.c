@@ -140,7 +140,7 @@ static int read_text(int dirfd, const char *path, char **ret)
 
 /* ---- resolution ---- */
 
-int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64_t *ret_dev,
+int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret_dev,
 		     uint64_t *ret_ino, struct identity_hold *ret_hold)
 {
 	struct open_how how = {
@@ -148,12 +148,12 @@ int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *info = NULL, *mi = NULL;
+	_cleanup_free_ char *info = NULL;
 	char fdinfo[64];
 	uint64_t mnt_id, ino;
 	int r;
 
-	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	fd = syscall(SYS_openat2, root->fd, path, &how, sizeof(how));
 	if (fd < 0)
 		return -errno;
 	snprintf(fdinfo, sizeof(fdinfo), "/proc/self/fdinfo/%d", fd);
@@ -163,10 +163,12 @@ int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64
 	r = identity_parse_fdinfo(info, &mnt_id, &ino);
 	if (r < 0)
 		return r;
-	r = read_text(AT_FDCWD, mountinfo, &mi);
-	if (r < 0)
-		return r;
-	r = identity_mountinfo_dev(mi, mnt_id, ret_dev, ret_hold ? ret_hold->mount_point : NULL,
+	if (!root->mountinfo_text) {
+		r = read_text(AT_FDCWD, root->mountinfo, &root->mountinfo_text);
+		if (r < 0)
+			return r;
+	}
+	r = identity_mountinfo_dev(root->mountinfo_text, mnt_id, ret_dev, ret_hold ? ret_hold->mount_point : NULL,
 				   ret_hold ? sizeof(ret_hold->mount_point) : 0);
 	if (r < 0)
 		return r;
@@ -219,6 +221,7 @@ bool identity_hold_alive(const struct identity_hold *hold, const struct identity
 int identity_root_open_path(const char *root_path, struct identity_root *ret, struct krsi_err *err)
 {
 	ret->mnt_root = -1;
+	ret->mountinfo_text = NULL;
 	ret->fd = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "root %s: %s", root_path, strerror(errno));
@@ -239,6 +242,7 @@ int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_e
 
 	snprintf(p, sizeof(p), "/proc/%lld/root", (long long)pid);
 	ret->mnt_root = -1;
+	ret->mountinfo_text = NULL;
 	ret->fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "pid %lld: its root: %s", (long long)pid, strerror(errno));
@@ -260,6 +264,8 @@ void identity_root_close(struct identity_root *r)
 	if (r->mnt_root >= 0)
 		close(r->mnt_root);
 	r->fd = r->mnt_root = -1;
+	free(r->mountinfo_text);
+	r->mountinfo_text = NULL;
 }
 
 int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err)
@@ -318,7 +324,7 @@ static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct 
 	return false;
 }
 
-int identity_view_keys(const struct profile *p, uint32_t slot, const struct identity_root *root,
+int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_root *root,
 		       const struct identity_view *old, struct krsi_inode_key **ret,
 		       struct identity_hold **ret_holds, size_t *ret_n)
 {
@@ -342,8 +348,7 @@ int identity_view_keys(const struct profile *p, uint32_t slot, const struct iden
 			struct krsi_inode_key k = { .slot = slot, .kind = exact_lists[l].kind };
 			uint64_t dev, ino;
 
-			if (identity_resolve(root->fd, root->mountinfo, p->paths[list][i], &dev,
-					     &ino, &holds[n]) < 0)
+			if (identity_resolve(root, p->paths[list][i], &dev, &ino, &holds[n]) < 0)
 				continue;
 			k.dev = dev;
 			k.ino = ino;

@@ -60,12 +60,13 @@ struct identity_hold {
 };
 
 /*
- * Resolve absolute PATH inside ROOTFD (symlinks followed, never out of the root, no magic
+ * Resolve absolute PATH inside ROOT (symlinks followed, never out of the root, no magic
  * links) and return the identity the kernel's programs see: the inode number of the dentry
- * and its superblock's device, read from the mount in MOUNTINFO (a /proc/PID/mountinfo path
- * of a task in the root's mount namespace). -ENOENT and the like when the path is not there.
+ * and its superblock's device, read from the mount in the root's mountinfo (read once per
+ * root). -ENOENT and the like when the path is not there.
  */
-int identity_resolve(int rootfd, const char *mountinfo, const char *path, uint64_t *ret_dev,
+struct identity_root;
+int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret_dev,
 		     uint64_t *ret_ino, struct identity_hold *ret_hold);
 
 /*
@@ -76,6 +77,7 @@ struct identity_root {
 	int fd;
 	int mnt_root;
 	char mountinfo[64];
+	char *mountinfo_text; /* read at the first resolution */
 };
 
 /* Open ROOT_PATH (a directory of this mount namespace): mountinfo of /proc/self. */
@@ -98,7 +100,7 @@ int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct kr
  * system gives no handles, for as long as the view lives.
  */
 struct identity_view;
-int identity_view_keys(const struct profile *p, uint32_t slot, const struct identity_root *root,
+int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_root *root,
 		       const struct identity_view *old, struct krsi_inode_key **ret,
 		       struct identity_hold **ret_holds, size_t *ret_n);
 /* Whether the file HOLD was resolved to still exists (in ROOT's mount namespace). */

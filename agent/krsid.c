@@ -246,6 +246,18 @@ static void slots_collect(bool force)
 
 /* ---- hooks: attached only while some installed profile can use them ---- */
 
+/* config.deny_any: OR (WIDEN) or replace with the installed policies' deny bits. */
+static int config_set_deny(uint64_t deny, bool widen)
+{
+	struct krsi_config cfg;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg) < 0)
+		return -errno;
+	cfg.deny_any = widen ? cfg.deny_any | deny : deny;
+	return bpf_map_update_elem(d.obj.maps.config, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
+
 static uint64_t prof_deny_all(void)
 {
 	uint64_t deny = 0;
@@ -330,7 +342,7 @@ static void ids_host_owner(const char *profile, char *buf, size_t size)
 }
 
 static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
-		    enum identity_source src, const struct identity_root *root, struct krsi_err *err)
+		    enum identity_source src, struct identity_root *root, struct krsi_err *err)
 {
 	const struct identity_view *old = identity_view_find(&d.ids, owner, src, slot);
 	struct krsi_inode_key *keys;
@@ -584,6 +596,11 @@ static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *e
 		profile_compiled_clear(&c);
 		return err_set(err, r, "profile %s: %s", p->name, herr.msg);
 	}
+	r = config_set_deny(c.policy.deny, true);
+	if (r < 0) {
+		profile_compiled_clear(&c);
+		return err_set(err, r, "profile %s: writing the config: %s", p->name, strerror(-r));
+	}
 	for (i = 0; i < c.n_paths; i++)
 		if (bpf_map_update_elem(d.obj.maps.path_rules, &c.paths[i], &one, BPF_ANY) < 0) {
 			r = err_set(err, -errno, "profile %s: writing path rule %zu: %s", p->name, i,
@@ -702,6 +719,7 @@ static int prof_reload(json_object *changed, json_object *unchanged, struct krsi
 out:
 	/* After the policies are published, whether all of them or only some were. */
 	hooks_detach_unused();
+	config_set_deny(prof_deny_all(), false);
 	for (size_t i = 0; i < n; i++)
 		profile_free(loaded[i]);
 	free(loaded);
@@ -1481,6 +1499,7 @@ int main(int argc, char **argv)
 		log_info("%s", err.msg);
 		return 1;
 	}
+	config_set_deny(prof_deny_all(), true);
 	r = prof_reload(NULL, NULL, &err);
 	if (r < 0)
 		log_info("loading profiles: %s; keeping the installed ones", err.msg);

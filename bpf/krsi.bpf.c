@@ -712,6 +712,15 @@ int BPF_PROG(userns_create, const struct cred *cred, int ret)
 	return flag_check(KRSI_HOOK_USERNS, 0, 0, NULL);
 }
 
+/* Some installed policy sets deny bit HOOK: the programs need not look further if none does. */
+static __always_inline bool deny_anywhere(__u32 hook)
+{
+	__u32 zero = 0;
+	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
+
+	return cfg && cfg->deny_any & KRSI_DENY(hook);
+}
+
 static __always_inline int wx_deny(struct ctx *c, __u32 call, __u32 why, __u64 addr)
 {
 	struct report r = { .hook = KRSI_HOOK_WX, .arg = call | why << 8, .value = addr };
@@ -745,9 +754,12 @@ int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 		return ret;
 	if (!(prot & PROT_EXEC))
 		return 0;
+	file = vma->vm_file;
+	/* Anonymous memory: only W^X applies. */
+	if (!file && !deny_anywhere(KRSI_HOOK_WX))
+		return 0;
 	if (!policy_get(&c))
 		return 0;
-	file = vma->vm_file;
 	flags = vma->vm_flags;
 	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
 		if (!file)
@@ -774,6 +786,8 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 	if (ret)
 		return ret;
 	if (!(prot & PROT_EXEC))
+		return 0;
+	if (!file && !deny_anywhere(KRSI_HOOK_WX))
 		return 0;
 	if (!policy_get(&c))
 		return 0;

@@ -225,6 +225,12 @@ struct krsi_config {
 	__u64 throttle_ns; /* identical reports within this window are counted, not sent */
 	__u32 abi_version;
 	__u32 _pad0;
+	/*
+	 * The deny bits of every installed policy ORed: a hook whose check needs a bit that no
+	 * policy sets returns before the cgroup walk (anonymous memory made executable, while no
+	 * profile sets "wx"). Set before a policy with a new bit is published, narrowed after.
+	 */
+	__u64 deny_any;
 };
 
 /* The stats map's single value (per CPU). */

@@ -128,6 +128,14 @@ for r in $(seq "$ROUNDS"); do
 	agent_stop
 done
 
+# ---- 1b. a hook that no installed profile uses: only bench-seccomp installed, which needs no
+# file_mprotect (no "wx", no "pathless_exec", no exec rule) ----
+mkdir -p "$W/profiles-unused"
+cp "$P/bench-seccomp.json" "$W/profiles-unused/"
+agent_start -p "$W/profiles-unused"
+measure op attached-unused /bench-host mprotect
+agent_stop
+
 # ---- 2. scale: 1, 100, 10,000 registered cgroups (bench-10); the task sits in the first ----
 # The registered cgroups are at depth 2 (/bench-scale/cN), so is the host task
 # (/bench-host2/h): it pays its failed lookup. bench-10000 leaves the profile directory: a

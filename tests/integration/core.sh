@@ -181,11 +181,16 @@ check_fails "registering an unknown profile is refused" \
 check "kc-enf may make a hard link to a denied binary (linking opens nothing)" \
 	in_cg kc-enf ln $K/denied-exec $K/sub/hl2-exec
 check "kc-enf may rename a denied binary" in_cg kc-enf mv $K/mv-exec $K/sub/renamed
+# Another path to the same files: a bind mount of their directory (made on the host, as a
+# runtime's volume would be).
+mkdir -p /tmp/kc-bind && mount --bind $K /tmp/kc-bind
 # name | probe op and arguments | result when allowed | event hook | fixed string in the event
 kinds=(
 	"exec, hard link made before the agent started|exec $K/hl-exec ok|ok|exec|\"match\":\"inode\""
 	"exec, hard link made by the container|exec $K/sub/hl2-exec ok|ok|exec|\"path\":\"$K/sub/hl2-exec\""
 	"exec, the denied binary renamed|exec $K/sub/renamed ok|ok|exec|\"path\":\"$K/sub/renamed\""
+	"exec through a bind mount of its directory|exec /tmp/kc-bind/denied-exec ok|ok|exec|\"path\":\"/tmp/kc-bind/denied-exec\""
+	"open for read through a bind mount|read /tmp/kc-bind/secret|ok|read|\"path\":\"/tmp/kc-bind/secret\""
 	"exec by mmap PROT_EXEC (a loader, dlopen)|mmap-exec $K/denied-exec|ok|exec|\"call\":\"mmap\""
 	"exec by mprotect PROT_EXEC|mprotect-exec $K/denied-exec|ok|exec|\"call\":\"mprotect\""
 	"exec by mmap of a hard link|mmap-exec $K/hl-exec|ok|exec|\"call\":\"mmap\",\"match\":\"inode\""
@@ -559,6 +564,7 @@ check "krsid --unload removes every pin" sh -c 'krsid --unload && test ! -e /sys
 
 # ---- clean up ----
 krsid --unload >/dev/null 2>&1
+umount /tmp/kc-bind 2>/dev/null && rmdir /tmp/kc-bind
 for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-arm kc-od; do
 	rmdir "$CG/$c" 2>/dev/null
 done

@@ -95,7 +95,7 @@ static void test_parsers(void)
 static void test_resolve(void)
 {
 	char dir[] = "/tmp/krsi-unit-id.XXXXXX", f[256], l[256], s[256];
-	struct identity_root root = { -1, -1 };
+	struct identity_root root = { -1, -1, "", NULL };
 	struct krsi_err err = { "" };
 	uint64_t dev = 0, ino = 0, dev2 = 0, ino2 = 0;
 	struct stat st;
@@ -112,26 +112,26 @@ static void test_resolve(void)
 	close(fd);
 	CHECK(link(f, l) == 0 && symlink("file", s) == 0, "fixtures: a hard link and a symlink");
 	CHECK(identity_root_open_path("/", &root, &err) == 0, "open the root /");
-	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev, &ino, NULL) == 0, "resolve %s", f);
+	CHECK(identity_resolve(&root, f, &dev, &ino, NULL) == 0, "resolve %s", f);
 	stat(f, &st);
 	CHECK(ino == st.st_ino, "its inode is stat's (%llu, %llu)", (unsigned long long)ino,
 	      (unsigned long long)st.st_ino);
 	/* Equal to stat's device on file systems that report their superblock's (tmpfs, ext4). */
 	CHECK(dev == identity_kdev(major(st.st_dev), minor(st.st_dev)),
 	      "its device is the superblock's, in the kernel's encoding");
-	CHECK(identity_resolve(root.fd, root.mountinfo, l, &dev2, &ino2, NULL) == 0 && dev2 == dev &&
+	CHECK(identity_resolve(&root, l, &dev2, &ino2, NULL) == 0 && dev2 == dev &&
 		      ino2 == ino,
 	      "a hard link has the same identity");
-	CHECK(identity_resolve(root.fd, root.mountinfo, s, &dev2, &ino2, NULL) == 0 && ino2 == ino,
+	CHECK(identity_resolve(&root, s, &dev2, &ino2, NULL) == 0 && ino2 == ino,
 	      "a symlink resolves to its target");
 	identity_root_close(&root);
 	/* In a root of its own: the path is resolved below it, never above. */
 	CHECK(identity_root_open_path(dir, &root, &err) == 0, "open %s as a root", dir);
-	CHECK(identity_resolve(root.fd, root.mountinfo, "/file", &dev2, &ino2, NULL) == 0 && ino2 == ino,
+	CHECK(identity_resolve(&root, "/file", &dev2, &ino2, NULL) == 0 && ino2 == ino,
 	      "/file inside the root is %s", f);
-	CHECK(identity_resolve(root.fd, root.mountinfo, f, &dev2, &ino2, NULL) == -ENOENT,
+	CHECK(identity_resolve(&root, f, &dev2, &ino2, NULL) == -ENOENT,
 	      "the host path does not exist inside the root");
-	CHECK(identity_resolve(root.fd, root.mountinfo, "/../../../file", &dev2, &ino2, NULL) == 0 &&
+	CHECK(identity_resolve(&root, "/../../../file", &dev2, &ino2, NULL) == 0 &&
 		      ino2 == ino,
 	      "\"..\" stops at the root");
 	identity_root_close(&root);
@@ -194,7 +194,7 @@ static void test_holds(void)
 	char dir[] = "/dev/shm/krsi-unit-hold.XXXXXX", f[256], g[256], path[] = "/file";
 	char *exec_rules[] = { path };
 	struct profile p = { .name = "t" };
-	struct identity_root root = { -1, -1 };
+	struct identity_root root = { -1, -1, "", NULL };
 	struct identity_view v = { .slot = 1 };
 	struct krsi_err err = { "" };
 	struct krsi_inode_key *keys;

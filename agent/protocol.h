@@ -17,6 +17,8 @@
  *                                                           container: entry
  *                 until_exec: only exec rules apply until the cgroup's first execve (the
  *                 OCI hook's registrations, made while the runtime still sets up)
+ *                 bundle?: an OCI bundle directory; the exact rules' file identities
+ *                 are resolved in the rootfs its config.json names (agent/identity.h)
  *   unregister    container                                 -
  *   assign        container, profile                        container: entry
  *   events        follow?, container?                       events: [...], then lines when follow

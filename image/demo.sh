@@ -39,7 +39,7 @@ show krsictl status
 show krsictl profile list
 
 header "Two profiles: 'default' denies, 'audit' only reports the same things"
-show sh -c "jq -M -c '{name, mode, exec_dirs, read, socket, mount, userns}' /etc/krsi/profiles/default.json"
+show sh -c "jq -M -c '{name, mode, exec_dirs, pathless_exec, read, socket, mount, userns}' /etc/krsi/profiles/default.json"
 show sh -c "jq -M -c '{name, mode}' /etc/krsi/profiles/audit.json"
 
 # Each container runs the same script, which tries three things the default profile denies.

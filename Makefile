@@ -20,6 +20,7 @@ all: krsi-all
 include agent/krsi.mk
 include oci-hooks/hook.mk
 include tests/bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 # Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest).
 install: krsi-install

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: a profile document, as krsid reads one from /etc/krsi/profiles, through
+ * profile_parse() and profile_compile(). Everything is freed, so LeakSanitizer sees a leak on
+ * any path; a refusal must say why, and an accepted profile must hold what the schema says.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agent/profile.h"
+
+static void check_compiled(const struct profile *p, const struct profile_compiled *c)
+{
+	size_t n = 0;
+
+	for (int l = 0; l < PROFILE_PATH_LISTS; l++)
+		n += p->n_paths[l];
+	if (c->n_paths != n || c->n_net != p->n_net[0] + p->n_net[1])
+		abort();
+	for (size_t i = 0; i < c->n_paths; i++)
+		if (c->paths[i].prefixlen > 8 * sizeof(c->paths[i]) - 32 || c->paths[i].path[0] != '/')
+			abort();
+	for (size_t i = 0; i < c->n_net; i++)
+		if (c->net[i].family != 4 && c->net[i].family != 6)
+			abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct krsi_err err = { "" };
+	struct profile_compiled c;
+	struct profile *p = NULL;
+
+	if (profile_parse("fuzz.json", (const char *)data, size, &p, &err) < 0) {
+		if (!err.msg[0])
+			abort(); /* a refusal without a reason */
+		return 0;
+	}
+	if (!profile_name_valid(p->name))
+		abort();
+	/* What profile_compile() copies into a key: a file rule with its NUL, a directory
+	 * rule ("/dir/") without. */
+	for (int l = 0; l < PROFILE_PATH_LISTS; l++) {
+		bool dir = l == PROFILE_EXEC_DIRS || l == PROFILE_READ_DIRS ||
+			   l == PROFILE_WRITE_DIRS;
+
+		for (size_t i = 0; i < p->n_paths[l]; i++)
+			if (p->paths[l][i][0] != '/' ||
+			    strlen(p->paths[l][i]) + !dir > KRSI_PATH_MAX)
+				abort();
+	}
+	if (profile_compile(p, 1, 1, &c) == 0) {
+		check_compiled(p, &c);
+		profile_compiled_clear(&c);
+	}
+	profile_free(p);
+	return 0;
+}

@@ -14,8 +14,23 @@
 #include "../../agent/protocol.h"
 #include "../../bpf/krsi.h"
 
+/* Every string the daemon acts on is the whole JSON string: none holds a NUL ("\u0000") that
+ * would cut what was checked short. */
+static void check_string(const struct proto_request *q, const char *key, const char *s)
+{
+	json_object *v;
+
+	if (s && (!json_object_object_get_ex(q->doc, key, &v) ||
+		  strlen(s) != (size_t)json_object_get_string_len(v)))
+		abort();
+}
+
 static void check_request(const struct proto_request *q)
 {
+	check_string(q, "container", q->container);
+	check_string(q, "profile", q->profile);
+	check_string(q, "cgroup", q->cgroup);
+	check_string(q, "name", q->name);
 	if (q->op >= PROTO_OP_COUNT || !q->doc)
 		abort();
 	if (q->container && !proto_container_valid(q->container))

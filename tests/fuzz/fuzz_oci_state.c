@@ -13,6 +13,17 @@
 #include "../../oci-hooks/oci_state.h"
 #include "../../agent/protocol.h"
 
+/* The strings the hook acts on are whole JSON strings: none holds a NUL ("\u0000") that would
+ * cut what was checked short. */
+static void check_string(json_object *o, const char *key, const char *s)
+{
+	json_object *v;
+
+	if (s && (!json_object_object_get_ex(o, key, &v) ||
+		  strlen(s) != (size_t)json_object_get_string_len(v)))
+		abort();
+}
+
 static void parse(const char *buf, size_t len)
 {
 	struct krsi_err err = { "" };
@@ -27,6 +38,14 @@ static void parse(const char *buf, size_t len)
 		abort();
 	if (s.profile && !s.profile[0])
 		abort();
+	check_string(s.doc, "id", s.id);
+	check_string(s.doc, "status", s.status);
+	check_string(s.doc, "bundle", s.bundle);
+	check_string(json_object_object_get(s.doc, "annotations"), OCI_ANNOTATION_PROFILE, s.profile);
+	if (s.fail_open &&
+	    json_object_get_string_len(json_object_object_get(
+		    json_object_object_get(s.doc, "annotations"), OCI_ANNOTATION_FAIL_OPEN)) != 4)
+		abort(); /* anything but "true" */
 	oci_state_stage(&s);
 	oci_state_clear(&s);
 }

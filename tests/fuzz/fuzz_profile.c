@@ -10,6 +10,31 @@
 
 #include "../../agent/profile.h"
 
+/* An accepted profile holds no string with a NUL ("\u0000"): a rule would stop at it. */
+static void check_strings(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		if (strlen(json_object_get_string(o)) != (size_t)json_object_get_string_len(o))
+			abort();
+		break;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			check_strings(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, key, val)
+		{
+			(void)key;
+			check_strings(val);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 static void check_compiled(const struct profile *p, const struct profile_compiled *c)
 {
 	size_t n = 0;
@@ -39,6 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!profile_name_valid(p->name))
 		abort();
+	check_strings(p->doc);
 	/* What profile_compile() copies into a key: a file rule with its NUL, a directory
 	 * rule ("/dir/") without. */
 	for (int l = 0; l < PROFILE_PATH_LISTS; l++) {

@@ -34,16 +34,20 @@ result() { # ok|fail DESCRIPTION [LOG]
 	[ -z "${3:-}" ] || report "$3"
 }
 
-# The crash file and the first lines of the sanitizer's report, as TAP comments.
+# The crash file and the first lines of the sanitizer's report, as TAP comments: its error,
+# the first frames that are not the sanitizers', libFuzzer's or libc's, its summary.
 report() {
 	local crash
 	crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$1" | tail -n 1)
 	crash=${crash#"$top"/}
 	[ -z "$crash" ] || say "#   input: $crash (replay: ${bin#"$top"/} $crash)"
-	grep -m 1 -A 7 -E 'ERROR: |runtime error: ' "$1" | sed 's/^/#   /' | while IFS= read -r l; do
-		say "$l"
-	done
-	grep -m 1 '^SUMMARY: ' "$1" | sed 's/^/#   /' | while IFS= read -r l; do say "$l"; done
+	{
+		grep -m 1 -E 'ERROR: |runtime error: ' "$1"
+		sed -n '/ERROR: \|runtime error: /,/^SUMMARY: /p' "$1" | grep -E '^ +#[0-9]+ .* in [^ ]+ /[^ ]+\.[ch](:[0-9]+)*$' |
+			grep -vE 'fuzzer::|__sanitizer|__interceptor|libc\.so|nptl/|signal/|stdlib/|csu/' |
+			head -n 6
+		grep -m 1 '^SUMMARY: ' "$1"
+	} | while IFS= read -r l; do say "#   $l"; done
 }
 
 if ! log=$(make --no-print-directory -C "$top" fuzz-build 2>&1); then

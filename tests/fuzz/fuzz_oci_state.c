@@ -28,6 +28,7 @@ static void parse(const char *buf, size_t len)
 {
 	struct krsi_err err = { "" };
 	struct oci_state s;
+	json_object *a;
 
 	if (oci_state_parse(buf, len, &s, &err) < 0) {
 		if (!err.msg[0])
@@ -41,10 +42,10 @@ static void parse(const char *buf, size_t len)
 	check_string(s.doc, "id", s.id);
 	check_string(s.doc, "status", s.status);
 	check_string(s.doc, "bundle", s.bundle);
-	check_string(json_object_object_get(s.doc, "annotations"), OCI_ANNOTATION_PROFILE, s.profile);
+	a = json_object_object_get(s.doc, "annotations");
+	check_string(a, OCI_ANNOTATION_PROFILE, s.profile);
 	if (s.fail_open &&
-	    json_object_get_string_len(json_object_object_get(
-		    json_object_object_get(s.doc, "annotations"), OCI_ANNOTATION_FAIL_OPEN)) != 4)
+	    json_object_get_string_len(json_object_object_get(a, OCI_ANNOTATION_FAIL_OPEN)) != 4)
 		abort(); /* anything but "true" */
 	oci_state_stage(&s);
 	oci_state_clear(&s);

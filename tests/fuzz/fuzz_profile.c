@@ -44,7 +44,8 @@ static void check_compiled(const struct profile *p, const struct profile_compile
 	if (c->n_paths != n || c->n_net != p->n_net[0] + p->n_net[1])
 		abort();
 	for (size_t i = 0; i < c->n_paths; i++)
-		if (c->paths[i].prefixlen > 8 * sizeof(c->paths[i]) - 32 || c->paths[i].path[0] != '/')
+		if (c->paths[i].prefixlen > 8 * (sizeof(c->paths[i]) - 4) ||
+		    c->paths[i].path[0] != '/')
 			abort();
 	for (size_t i = 0; i < c->n_net; i++)
 		if (c->net[i].family != 4 && c->net[i].family != 6)

@@ -69,7 +69,7 @@ for t in "${targets[@]}"; do
 	if [ ${#regress[@]} = 0 ]; then
 		result ok "replay $t: no regression inputs"
 	elif "$bin" -artifact_prefix="$out/artifacts/$t/" "${regress[@]}" >"$log.replay" 2>&1; then
-		result ok "replay $t: ${#regress[@]} regression inputs, no crash"
+		result ok "replay $t: ${#regress[@]} regression input$([ ${#regress[@]} = 1 ] || echo s), no crash"
 	else
 		bad=$(sed -n 's/^Running: //p' "$log.replay" | tail -n 1)
 		result fail "replay $t: ${bad#"$top"/} crashes" "$log.replay"

@@ -20,13 +20,16 @@ all: krsi-all
 include agent/krsi.mk
 include oci-hooks/hook.mk
 include tests/bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 # Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest).
 install: krsi-install
 
 help:
 	@echo "make demo         boot the guest and show containers allowed and denied"
-	@echo "make check        host unit tests, then the guest suites ($(GUEST_SUITES))"
+	@echo "make check        host unit tests (also under ASan/UBSan), fuzzing, then the guest suites ($(GUEST_SUITES))"
+	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
+	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
 	@echo "make bench        measure what krsi costs (guest instructions per operation), write tests/bench/results.md"
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"
@@ -87,12 +90,14 @@ guest-check: stage
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory unit-asan
+	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory kernel
 	@$(MAKE) --no-print-directory selftests
 	@$(MAKE) --no-print-directory image
 	@$(MAKE) --no-print-directory vm-selftest
 	@$(MAKE) --no-print-directory guest-check
-	@tests/summary.sh $(RESULTS) unit vm-selftest $(GUEST_SUITES)
+	@tests/summary.sh $(RESULTS) unit unit-asan fuzz vm-selftest $(GUEST_SUITES)
 
 demo: deps
 	@$(MAKE) --no-print-directory all kernel image stage

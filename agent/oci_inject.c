@@ -92,13 +92,32 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 	return 0;
 }
 
+int oci_inject_text(const char *text, const struct oci_inject_opts *o, char **ret_text,
+		    struct krsi_err *err)
+{
+	_cleanup_json_ json_object *config = json_tokener_parse(text);
+	char *s;
+	int r;
+
+	if (!config)
+		return err_set(err, -EINVAL, "not valid JSON");
+	r = oci_inject_config(config, o, err);
+	if (r < 0)
+		return r;
+	s = strdup(json_object_to_json_string_ext(config, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (!s)
+		return err_set(err, -ENOMEM, "out of memory");
+	*ret_text = s;
+	return 0;
+}
+
 int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struct krsi_err *err)
 {
 	_cleanup_free_ char *buf = NULL;
-	_cleanup_json_ json_object *config = NULL;
+	_cleanup_free_ char *s = NULL;
 	_cleanup_close_ int fd = -1;
 	char path[4096], tmp[4096 + 8];
-	const char *s;
 	struct stat st;
 	size_t len = 0;
 	int r;
@@ -125,18 +144,13 @@ int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struc
 		len += n;
 	}
 	buf[len] = 0;
-	config = json_tokener_parse(buf);
-	if (!config)
-		return err_set(err, -EINVAL, "%s: not valid JSON", path);
-	r = oci_inject_config(config, o, err);
+	r = oci_inject_text(buf, o, &s, err);
 	if (r < 0) {
 		char msg[sizeof(err->msg)];
 
 		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
 		return err_set(err, r, "%s: %s", path, msg);
 	}
-	s = json_object_to_json_string_ext(config, JSON_C_TO_STRING_PRETTY |
-							   JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(tmp, sizeof(tmp), "%s.krsi~", path);
 	closep(&fd);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);

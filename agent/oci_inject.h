@@ -24,6 +24,10 @@ struct oci_inject_opts {
 /* Edit a config.json document: remove any hook entry with the hook's path from every stage,
  * then add it to the registering stage and to poststop; set the profile annotation. Pure. */
 int oci_inject_config(json_object *config, const struct oci_inject_opts *o, struct krsi_err *err);
+/* The same on the text of a config.json (NUL-terminated): *ret_text is the edited document, as
+ * oci_inject_bundle() writes it, for the caller to free. Pure; fuzzed by tests/fuzz. */
+int oci_inject_text(const char *text, const struct oci_inject_opts *o, char **ret_text,
+		    struct krsi_err *err);
 /* The same on BUNDLE/config.json, replaced atomically. */
 int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struct krsi_err *err);
 /* krsictl's command: prints the error, returns an exit status (0, 1, or 2 for usage). */

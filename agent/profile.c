@@ -172,6 +172,14 @@ int profile_parse_net(const char *s, struct profile_net_rule *ret, const char **
 	return 0;
 }
 
+/* A rule cut at the NUL would be another rule than the one written: "4.0.0.0\u0000/0:2" would
+ * deny 4.0.0.0 on every port. */
+static int nul_err(struct ctx *c, const char *field, json_object *v)
+{
+	return FIELD_ERR(c, field, "\"%.64s\\u0000...\": a NUL character in the string",
+			 json_object_get_string(v));
+}
+
 static int expect_string_array(struct ctx *c, const char *field, json_object *v)
 {
 	size_t n;
@@ -181,9 +189,14 @@ static int expect_string_array(struct ctx *c, const char *field, json_object *v)
 	n = json_object_array_length(v);
 	if (n > KRSI_LIST_MAX)
 		return FIELD_ERR(c, field, "%zu entries, at most %d allowed", n, KRSI_LIST_MAX);
-	for (size_t i = 0; i < n; i++)
-		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+
+		if (!json_object_is_type(e, json_type_string))
 			return FIELD_ERR(c, field, "expected array of strings");
+		if (json_string_has_nul(e))
+			return nul_err(c, field, e);
+	}
 	return 0;
 }
 
@@ -335,6 +348,8 @@ static int parse_field(struct ctx *c, const struct field *f, json_object *v)
 	case F_NAME:
 		if (!json_object_is_type(v, json_type_string))
 			return FIELD_ERR(c, f->name, "expected a string");
+		if (json_string_has_nul(v))
+			return nul_err(c, f->name, v);
 		if (!profile_name_valid(json_object_get_string(v)))
 			return FIELD_ERR(c, f->name,
 					 "\"%s\": expected 1 to %d characters of [a-z0-9._-]",
@@ -349,6 +364,8 @@ static int parse_field(struct ctx *c, const struct field *f, json_object *v)
 	case F_MODE:
 		if (!json_object_is_type(v, json_type_string))
 			return FIELD_ERR(c, f->name, "expected \"enforce\" or \"audit\"");
+		if (json_string_has_nul(v))
+			return nul_err(c, f->name, v);
 		if (!strcmp(json_object_get_string(v), "enforce"))
 			p->mode = KRSI_MODE_ENFORCE;
 		else if (!strcmp(json_object_get_string(v), "audit"))
@@ -360,6 +377,8 @@ static int parse_field(struct ctx *c, const struct field *f, json_object *v)
 	case F_DESC:
 		if (!json_object_is_type(v, json_type_string))
 			return FIELD_ERR(c, f->name, "expected a string");
+		if (json_string_has_nul(v))
+			return nul_err(c, f->name, v);
 		p->description = strdup(json_object_get_string(v));
 		return p->description ? 0 : -ENOMEM;
 	case F_PATHS:

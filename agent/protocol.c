@@ -74,6 +74,10 @@ static int parse_value(const struct pfield *f, json_object *v, struct proto_requ
 	case T_STR:
 		if (!json_object_is_type(v, json_type_string))
 			return err_set(err, -EINVAL, "field \"%s\": expected a string", f->name);
+		if (json_string_has_nul(v))
+			return err_set(err, -EINVAL,
+				       "field \"%s\": \"%.64s\\u0000...\": a NUL character in the string",
+				       f->name, json_object_get_string(v));
 		*(const char **)(base + f->off) = json_object_get_string(v);
 		break;
 	case T_U64:

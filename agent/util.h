@@ -5,10 +5,12 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -72,6 +74,13 @@ static inline void json_putp(json_object **o)
 		(fd) = -1;                                                                         \
 		_fd;                                                                               \
 	})
+
+/* True when the JSON string V holds a NUL: json-c keeps "\u0000", and a check of the C string
+ * would see only what comes before it ("web\u0000x" would pass as "web"). */
+static inline bool json_string_has_nul(json_object *v)
+{
+	return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
+}
 
 /* FNV-1a, 64 bits: the profile digest and object hashes. */
 static inline uint64_t fnv1a64(const void *data, size_t len, uint64_t h)

@@ -72,6 +72,9 @@ static int get_string(json_object *doc, const char *key, bool required, const ch
 	if (!json_object_is_type(v, json_type_string))
 		return err_set(err, -EINVAL, "field \"%s\": expected a string, got %s", key,
 			       json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	if (json_string_has_nul(v))
+		return err_set(err, -EINVAL, "field \"%s\": \"%.64s\\u0000...\": a NUL character in the string",
+			       key, json_object_get_string(v));
 	*ret = json_object_get_string(v);
 	return 0;
 }
@@ -87,7 +90,8 @@ static int parse_annotations(json_object *doc, struct oci_state *s, struct krsi_
 	if (!json_object_is_type(a, json_type_object))
 		return err_set(err, -EINVAL, "field \"annotations\": expected an object");
 	if (json_object_object_get_ex(a, OCI_ANNOTATION_PROFILE, &v)) {
-		if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v))
+		if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v) ||
+		    json_string_has_nul(v))
 			return err_set(err, -EINVAL,
 				       "annotation %s: expected a profile name, got %.64s",
 				       OCI_ANNOTATION_PROFILE,
@@ -95,7 +99,9 @@ static int parse_annotations(json_object *doc, struct oci_state *s, struct krsi_
 		s->profile = json_object_get_string(v);
 	}
 	if (json_object_object_get_ex(a, OCI_ANNOTATION_FAIL_OPEN, &v)) {
-		fo = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+		fo = json_object_is_type(v, json_type_string) && !json_string_has_nul(v)
+			     ? json_object_get_string(v)
+			     : "";
 		if (!strcmp(fo, "true"))
 			s->fail_open = true;
 		else if (strcmp(fo, "false"))

@@ -13,6 +13,8 @@ pkgs=(
 	qemu-system-x86 qemu-utils debootstrap debian-archive-keyring e2fsprogs
 	# tests and scripts
 	jq python3 python3-ply python3-git
+	# make fuzz, make unit-asan: clang's libFuzzer, ASan and UBSan runtimes
+	libclang-rt-14-dev
 )
 [ "${1:-}" != bench ] || pkgs+=(gnuplot-nox)
 

@@ -70,6 +70,12 @@ static void test_states(void)
 	CHECK_STR(state_err("[1,2]"), "not a JSON object", "an array");
 	CHECK_STR(state_err("\"id\""), "not a JSON object", "a string");
 	CHECK_STR(state_err("{\"pid\":1}"), "no \"id\" field", "no id");
+	/* tests/fuzz/regress/oci_state/id-nul.json: the id was checked and used up to the NUL */
+	CHECK_STR(state_err("{\"id\":\"web\\u0000x\"}"),
+		  "field \"id\": \"web\\u0000...\": a NUL character in the string", "id with a NUL refused");
+	CHECK_STR(state_err("{\"id\":\"a\",\"status\":\"stopped\\u0000\"}"),
+		  "field \"status\": \"stopped\\u0000...\": a NUL character in the string",
+		  "status with a NUL refused");
 	CHECK_STR(state_err("{\"id\":7}"), "field \"id\": expected a string, got 7", "id not a string");
 	CHECK(strstr(state_err("{\"id\":\"../etc\"}"), "expected 1 to 127 characters"),
 	      "id with a slash refused");
@@ -139,6 +145,13 @@ static void test_annotations(void)
 	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.profile\":[\"x\"]}}"),
 		  "container a: annotation org.krsi.profile: expected a profile name, got [\"x\"]",
 		  "profile not a string");
+	/* tests/fuzz/regress/oci_state/annotation-profile-nul.json: it passed as "" */
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.profile\":\"\\u0000at\"}}"),
+		  "container a: annotation org.krsi.profile: expected a profile name, got \"\\u0000at\"",
+		  "profile name with a NUL refused");
+	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":{\"org.krsi.fail-open\":\"true\\u0000x\"}}"),
+		  "container a: annotation org.krsi.fail-open: expected \"true\" or \"false\", got \"true\\u0000x\"",
+		  "fail-open=true with a NUL after it refused");
 	CHECK_STR(state_err("{\"id\":\"a\",\"annotations\":[]}"),
 		  "container a: field \"annotations\": expected an object", "annotations an array");
 }

@@ -157,6 +157,15 @@ static void test_errors(void)
 			    "\"connect\":[\"300.1.1.1\"]}"),
 		  "profile web.json: field \"connect\": \"300.1.1.1\": bad CIDR: not an IPv4 address",
 		  "bad CIDR: not an address");
+	/* tests/fuzz/regress/profile/bind-nul.json: it compiled to 4.0.0.0/32, any port */
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			    "\"bind\":[\"4.0.0.0\\u0000/0:2\"]}"),
+		  "profile web.json: field \"bind\": \"4.0.0.0\\u0000...\": a NUL character in the "
+		  "string",
+		  "a rule with a NUL refused, not cut short");
+	CHECK_STR(parse_err("{\"name\":\"web\\u0000x\",\"version\":1,\"mode\":\"enforce\"}"),
+		  "profile web.json: field \"name\": \"web\\u0000...\": a NUL character in the string",
+		  "a name with a NUL refused");
 	CHECK(strstr(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
 			       "\"connect\":[\"1.2.3.4:0\"]}"),
 		     "bad port"),

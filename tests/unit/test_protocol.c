@@ -94,6 +94,14 @@ static void test_requests(void)
 	CHECK(strstr(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c\",\"pid\":-1}"),
 		     "positive integer"),
 	      "negative pid refused");
+	/* tests/fuzz/regress/protocol/container-nul.json: "wC\u0000" passed as "wC" */
+	CHECK_STR(req_err("{\"version\":1,\"op\":\"unregister\",\"container\":\"wC\\u0000\"}"),
+		  "field \"container\": \"wC\\u0000...\": a NUL character in the string",
+		  "a string with a NUL refused, not cut short");
+	CHECK(strstr(req_err("{\"version\":1,\"op\":\"register\",\"container\":\"c\","
+			     "\"cgroup\":\"/c\\u0000/../x\"}"),
+		     "a NUL character in the string"),
+	      "a cgroup path with a NUL refused");
 	CHECK(strstr(req_err("{\"version\":1,"), "not valid JSON"), "truncated request");
 	CHECK_STR(req_err("[1]"), "request is not a JSON object", "not an object");
 

@@ -1,0 +1,48 @@
+# libFuzzer targets for the parsers of untrusted input (tests/fuzz/fuzz_*.c), and the host unit
+# tests built with the sanitizers. Included by the top-level Makefile after agent/krsi.mk and
+# oci-hooks/hook.mk, whose flags it reuses.
+#
+# `make fuzz`: replay tests/fuzz/regress/<target>/, then fuzz each target for FUZZ_SECONDS
+# (tests/fuzz/run.sh); TAP in $(RESULTS)/fuzz.tap. `make unit-asan`: tests/unit under ASan,
+# UBSan and LeakSanitizer (tests/unit/run.sh --asan); TAP in $(RESULTS)/unit-asan.tap.
+
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?= profile protocol oci_state oci_inject
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+export FUZZ_SECONDS FUZZ_TARGETS
+
+# The modules each target links: the real parsers, compiled with the fuzzer's flags.
+FUZZ_OBJ_profile := profile names
+FUZZ_OBJ_protocol := protocol
+FUZZ_OBJ_oci_state := oci_state protocol
+FUZZ_OBJ_oci_inject := oci_inject
+
+$(FUZZ_DIR)/obj:
+	@mkdir -p $@
+
+$(FUZZ_DIR)/obj/%.o: agent/%.c $(KRSI_HDR) | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/obj/%.o: oci-hooks/%.c oci-hooks/oci_state.h $(KRSI_HDR) | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
+
+define fuzz_target
+$(FUZZ_DIR)/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(FUZZ_OBJ_$(1):%=$(FUZZ_DIR)/obj/%.o)
+	$$(FUZZ_CC) $$(FUZZ_CFLAGS) $$(KRSI_CFLAGS) -o $$@ $$^ -ljson-c
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_target,$(t))))
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+# tests/fuzz/run.sh builds the targets itself, so that a build failure is a TAP line too.
+fuzz:
+	@mkdir -p $(RESULTS)
+	@tests/fuzz/run.sh --tap $(RESULTS)/fuzz.tap
+
+unit-asan:
+	@mkdir -p $(RESULTS)
+	@tests/unit/run.sh --asan >$(RESULTS)/unit-asan.tap; rc=$$?; cat $(RESULTS)/unit-asan.tap; exit $$rc
+
+.PHONY: fuzz fuzz-build unit-asan

@@ -57,6 +57,8 @@ static int mountinfo_field(const char *l, int field, char *buf, size_t size)
 		    l[2] >= '0' && l[2] <= '7') {
 			c = (char)((l[0] - '0') << 6 | (l[1] - '0') << 3 | (l[2] - '0'));
 			l += 3;
+			if (!c)
+				return -EINVAL; /* no path holds a NUL: not a kernel's mountinfo */
 		}
 		if (n + 1 >= size)
 			return -ENAMETOOLONG;
@@ -268,26 +270,27 @@ void identity_root_close(struct identity_root *r)
 	r->mountinfo_text = NULL;
 }
 
-int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err)
+int identity_bundle_rootfs_text(const char *bundle, const char *cfg, const char *text,
+				size_t len, char *buf, size_t size, struct krsi_err *err)
 {
-	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ json_object *doc = NULL;
+	struct json_tokener *tok;
 	json_object *root, *path;
-	char cfg[PATH_MAX];
 	const char *s;
 	int r;
 
-	if (bundle[0] != '/')
-		return err_set(err, -EINVAL, "bundle %s: not an absolute path", bundle);
-	if (snprintf(cfg, sizeof(cfg), "%s/config.json", bundle) >= (int)sizeof(cfg))
-		return err_set(err, -ENAMETOOLONG, "bundle %s: path too long", bundle);
-	r = read_text(AT_FDCWD, cfg, &text);
-	if (r < 0)
-		return err_set(err, r, "bundle config %s: %s", cfg, strerror(-r));
-	if (strlen(text) > BUNDLE_CONFIG_MAX)
+	if (len > BUNDLE_CONFIG_MAX)
 		return err_set(err, -EFBIG, "bundle config %s: larger than %d bytes", cfg,
 			       BUNDLE_CONFIG_MAX);
-	doc = json_tokener_parse(text);
+	tok = json_tokener_new();
+	if (!tok)
+		return err_set(err, -ENOMEM, "out of memory");
+	doc = json_tokener_parse_ex(tok, text, (int)len);
+	if (doc && tok->char_offset < (int)len) {
+		json_object_put(doc); /* trailing bytes after the document */
+		doc = NULL;
+	}
+	json_tokener_free(tok);
 	if (!doc || !json_object_is_type(doc, json_type_object))
 		return err_set(err, -EINVAL, "bundle config %s: not a JSON object", cfg);
 	if (!json_object_object_get_ex(doc, "root", &root) ||
@@ -298,6 +301,9 @@ int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct kr
 	s = json_object_get_string(path);
 	if (!s[0])
 		return err_set(err, -EINVAL, "bundle config %s: root.path is empty", cfg);
+	if (json_string_has_nul(path))
+		return err_set(err, -EINVAL, "bundle config %s: root.path \"%s\": holds a NUL", cfg,
+			       s);
 	if (s[0] == '/')
 		r = snprintf(buf, size, "%s", s);
 	else
@@ -307,6 +313,22 @@ int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct kr
 	return 0;
 }
 
+int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err)
+{
+	_cleanup_free_ char *text = NULL;
+	char cfg[PATH_MAX];
+	int r;
+
+	if (bundle[0] != '/')
+		return err_set(err, -EINVAL, "bundle %s: not an absolute path", bundle);
+	if (snprintf(cfg, sizeof(cfg), "%s/config.json", bundle) >= (int)sizeof(cfg))
+		return err_set(err, -ENAMETOOLONG, "bundle %s: path too long", bundle);
+	r = read_text(AT_FDCWD, cfg, &text);
+	if (r < 0)
+		return err_set(err, r, "bundle config %s: %s", cfg, strerror(-r));
+	return identity_bundle_rootfs_text(bundle, cfg, text, strlen(text), buf, size, err);
+}
+
 static const struct {
 	enum profile_path_list list;
 	uint32_t kind;
@@ -314,6 +336,8 @@ static const struct {
 	{ PROFILE_EXEC, KRSI_PATH_EXEC },
 	{ PROFILE_READ, KRSI_PATH_READ },
 	{ PROFILE_WRITE, KRSI_PATH_WRITE },
+	/* Only file_mprotect, which may not resolve paths, looks up directories by identity. */
+	{ PROFILE_EXEC_DIRS, KRSI_PATH_EXEC | KRSI_KIND_DIR },
 };
 
 static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct krsi_inode_key *k)

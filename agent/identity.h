@@ -91,6 +91,9 @@ void identity_root_close(struct identity_root *r);
  * absolute. Errors name the file and the reason.
  */
 int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err);
+/* The same, from TEXT (LEN bytes) read from the file CFG: exposed for the fuzzer. */
+int identity_bundle_rootfs_text(const char *bundle, const char *cfg, const char *text,
+				size_t len, char *buf, size_t size, struct krsi_err *err);
 
 /*
  * The keys of P's exact rules under SLOT as resolved in ROOT: *RET and *RET_HOLDS (malloc'ed,

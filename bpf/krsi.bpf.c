@@ -425,8 +425,73 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 	return decide(c, &r);
 }
 
-/* Code from file F reaches the task (CALL: execve, or a PROT_EXEC mapping). */
-static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call)
+/*
+ * Whether an ancestor of F, up to the task's root and across mounts, is the directory of a
+ * directory rule of KIND (by identity): for file_mprotect, where bpf_d_path() is not allowed.
+ */
+static __always_inline bool dir_ancestor(struct ctx *c, struct file *f, __u32 kind)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dentry *root = task->fs->root.dentry, *d = f->f_path.dentry;
+	struct vfsmount *root_mnt = task->fs->root.mnt, *vm = f->f_path.mnt;
+	struct mount *m = (void *)vm - bpf_core_field_offset(struct mount, mnt);
+	struct krsi_inode_key k = { .slot = c->pol->slot, .kind = kind | KRSI_KIND_DIR };
+
+	for (int i = 0; i < KRSI_DIR_DEPTH; i++) {
+		if (d == root && vm == root_mnt)
+			return false;
+		if (d == BPF_CORE_READ(vm, mnt_root)) {
+			/* The root of a mount: go on from where it is mounted (the same path). */
+			struct mount *parent = BPF_CORE_READ(m, mnt_parent);
+
+			if (parent == m)
+				return false;
+			d = BPF_CORE_READ(m, mnt_mountpoint);
+			m = parent;
+			vm = (void *)m + bpf_core_field_offset(struct mount, mnt);
+			continue;
+		}
+		d = BPF_CORE_READ(d, d_parent);
+		k.dev = BPF_CORE_READ(d, d_sb, s_dev);
+		k.ino = BPF_CORE_READ(d, d_inode, i_ino);
+		if (bpf_map_lookup_elem(&inode_rules, &k))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * file_rules() without bpf_d_path(): exact rules by identity, directory rules by the identity
+ * of an ancestor. The report names the file by its last component.
+ */
+static __always_inline int file_rules_nopath(struct ctx *c, struct file *f, __u32 kind,
+					     __u32 hook, __u32 call)
+{
+	struct dentry *dentry = f->f_path.dentry;
+	struct inode *inode = dentry->d_inode;
+	struct krsi_inode_key ik = {
+		.slot = c->pol->slot, .kind = kind, .dev = inode->i_sb->s_dev, .ino = inode->i_ino
+	};
+	struct report r = { .hook = hook, .dev = ik.dev, .value = ik.ino,
+			    .path = (const char *)dentry->d_name.name };
+
+	r.object = ik.ino ^ (__u64)ik.dev << 32;
+	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
+		r.arg = call | KRSI_MATCH_INODE << 8;
+		return decide(c, &r);
+	}
+	if ((c->pol->dirs & (1u << kind)) && dir_ancestor(c, f, kind)) {
+		r.arg = call | KRSI_MATCH_PATH << 8;
+		return decide(c, &r);
+	}
+	return 0;
+}
+
+/*
+ * Code from file F reaches the task (CALL: execve, or a PROT_EXEC mapping). DPATH: the hook
+ * may resolve paths (not file_mprotect, which runs under the mmap lock).
+ */
+static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call, bool dpath)
 {
 	__u32 why;
 
@@ -434,9 +499,9 @@ static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call)
 		why = file_pathless(f);
 		if (why) {
 			struct report r = { .hook = KRSI_HOOK_PATHLESS, .arg = call | why << 8 };
-			struct krsi_path_key *k = path_resolve(&f->f_path);
+			struct krsi_path_key *k = dpath ? path_resolve(&f->f_path) : NULL;
 
-			r.path = k ? k->path : NULL;
+			r.path = k ? k->path : (const char *)f->f_path.dentry->d_name.name;
 			r.value = f->f_path.dentry->d_inode->i_ino;
 			r.object = r.value ^ why;
 			return decide(c, &r);
@@ -444,6 +509,8 @@ static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call)
 	}
 	if (!(c->pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
 		return 0;
+	if (!dpath)
+		return file_rules_nopath(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call);
 	return file_rules(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call);
 }
 
@@ -457,7 +524,7 @@ int BPF_PROG(bprm_check_security, struct linux_binprm *bprm, int ret)
 	if (!policy_get_arm(&c, true))
 		return 0;
 	/* bprm->file is the binary being run: after symlinks, whatever argv[0] says. */
-	return exec_check(&c, bprm->file, KRSI_CALL_EXECVE);
+	return exec_check(&c, bprm->file, KRSI_CALL_EXECVE, true);
 }
 
 SEC("lsm/file_open")
@@ -774,7 +841,7 @@ int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 	/* Already executable: checked when it was mapped or made so. */
 	if (!file || flags & VM_EXEC)
 		return 0;
-	return exec_check(&c, file, KRSI_CALL_MPROTECT);
+	return exec_check(&c, file, KRSI_CALL_MPROTECT, false);
 }
 
 SEC("lsm/mmap_file")
@@ -801,7 +868,7 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 	}
 	if (!file)
 		return 0;
-	return exec_check(&c, file, KRSI_CALL_MMAP);
+	return exec_check(&c, file, KRSI_CALL_MMAP, true);
 }
 
 SEC("lsm/capable")

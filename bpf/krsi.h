@@ -124,10 +124,18 @@ struct krsi_path_key {
  */
 struct krsi_inode_key {
 	__u32 slot;
-	__u32 kind; /* enum krsi_path_kind */
+	__u32 kind; /* enum krsi_path_kind, | KRSI_KIND_DIR for a directory rule's directory */
 	__u64 dev;
 	__u64 ino;
 };
+
+/*
+ * A directory rule's directory in inode_rules: where bpf_d_path() may not run (file_mprotect),
+ * a file is under a denied directory when one of its ancestors, up to the task's root and
+ * across mounts, has that identity.
+ */
+#define KRSI_KIND_DIR 0x100
+#define KRSI_DIR_DEPTH 32 /* ancestors looked at */
 
 /*
  * Last components of exact rules: key of the name_rules hash. Where a policy has no directory

@@ -193,6 +193,7 @@ kinds=(
 	"open for read through a bind mount|read /tmp/kc-bind/secret|ok|read|\"path\":\"/tmp/kc-bind/secret\""
 	"exec by mmap PROT_EXEC (a loader, dlopen)|mmap-exec $K/denied-exec|ok|exec|\"call\":\"mmap\""
 	"exec by mprotect PROT_EXEC|mprotect-exec $K/denied-exec|ok|exec|\"call\":\"mprotect\""
+	"exec by mprotect, directory rule|mprotect-exec $K/xdir/prog|ok|exec|\"call\":\"mprotect\",\"match\":\"path\""
 	"exec by mmap of a hard link|mmap-exec $K/hl-exec|ok|exec|\"call\":\"mmap\",\"match\":\"inode\""
 	"exec by mmap, directory rule|mmap-exec $K/xdir/prog|ok|exec|\"path\":\"$K/xdir/prog\""
 	"pathless exec, memfd_create + execveat|memfd-exec /bin/echo ok|ok|pathless_exec|\"match\":\"memfd\""

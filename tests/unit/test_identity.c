@@ -87,6 +87,9 @@ static void test_parsers(void)
 		      "mountinfo: the mount point, octal escapes decoded (%s)", point);
 		CHECK(identity_mountinfo_dev(esc, 41, &dev, point, 8) == -ENAMETOOLONG,
 		      "mountinfo: a mount point longer than the buffer is an error");
+		CHECK(identity_mountinfo_dev("2 1 2:1 / \\000x rw - t t rw\n", 2, &dev, point,
+					     sizeof(point)) == -EINVAL,
+		      "mountinfo: a mount point with an escaped NUL is refused (fuzz regression)");
 	}
 	CHECK(identity_mountinfo_dev("garbage\n\n", 1, &dev, NULL, 0) == -ENOENT, "mountinfo: garbage");
 }

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: what agent/identity.c parses. A bundle's config.json (its root.path is
+ * where krsid resolves file identities), and /proc text: fdinfo, and mountinfo, whose mount
+ * points a container names. The first byte picks the parser.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../agent/identity.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct krsi_err err = { "" };
+	char *text, buf[KRSI_ROOTFS_MAX], point[KRSI_PATH_MAX];
+	uint64_t a = 0, b = 0;
+	int r;
+
+	if (size < 1)
+		return 0;
+	text = malloc(size);
+	if (!text)
+		abort();
+	memcpy(text, data + 1, size - 1);
+	text[size - 1] = 0;
+	switch (data[0] % 3) {
+	case 0:
+		r = identity_bundle_rootfs_text("/run/b", "/run/b/config.json", text, size - 1, buf,
+						sizeof(buf), &err);
+		if (r < 0 && !err.msg[0])
+			abort(); /* a refusal always says why */
+		if (r == 0 && (!buf[0] || strlen(buf) >= sizeof(buf)))
+			abort();
+		break;
+	case 1:
+		identity_parse_fdinfo(text, &a, &b);
+		break;
+	case 2:
+		r = identity_mountinfo_dev(text, data[0] >> 2, &a, point, sizeof(point));
+		if (r == 0 && (a >> 20 >= 1u << 12 || !point[0]))
+			abort(); /* a device the kernel cannot encode, or an empty mount point */
+		break;
+	}
+	free(text);
+	return 0;
+}

@@ -274,24 +274,19 @@ int identity_bundle_rootfs_text(const char *bundle, const char *cfg, const char 
 				size_t len, char *buf, size_t size, struct krsi_err *err)
 {
 	_cleanup_json_ json_object *doc = NULL;
-	struct json_tokener *tok;
 	json_object *root, *path;
+	char what[128 + KRSI_ROOTFS_MAX];
 	const char *s;
 	int r;
 
 	if (len > BUNDLE_CONFIG_MAX)
 		return err_set(err, -EFBIG, "bundle config %s: larger than %d bytes", cfg,
 			       BUNDLE_CONFIG_MAX);
-	tok = json_tokener_new();
-	if (!tok)
-		return err_set(err, -ENOMEM, "out of memory");
-	doc = json_tokener_parse_ex(tok, text, (int)len);
-	if (doc && tok->char_offset < (int)len) {
-		json_object_put(doc); /* trailing bytes after the document */
-		doc = NULL;
-	}
-	json_tokener_free(tok);
-	if (!doc || !json_object_is_type(doc, json_type_object))
+	snprintf(what, sizeof(what), "bundle config %s", cfg);
+	r = json_parse_strict(what, text, len, &doc, err);
+	if (r < 0)
+		return r;
+	if (!json_object_is_type(doc, json_type_object))
 		return err_set(err, -EINVAL, "bundle config %s: not a JSON object", cfg);
 	if (!json_object_object_get_ex(doc, "root", &root) ||
 	    !json_object_is_type(root, json_type_object) ||

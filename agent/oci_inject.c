@@ -95,12 +95,13 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 int oci_inject_text(const char *text, const struct oci_inject_opts *o, char **ret_text,
 		    struct krsi_err *err)
 {
-	_cleanup_json_ json_object *config = json_tokener_parse(text);
+	_cleanup_json_ json_object *config = NULL;
 	char *s;
 	int r;
 
-	if (!config)
-		return err_set(err, -EINVAL, "not valid JSON");
+	r = json_parse_strict("config", text, strlen(text), &config, err);
+	if (r < 0)
+		return r;
 	r = oci_inject_config(config, o, err);
 	if (r < 0)
 		return r;

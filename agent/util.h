@@ -82,6 +82,50 @@ static inline bool json_string_has_nul(json_object *v)
 	return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
 }
 
+/*
+ * TEXT (LEN bytes) as one JSON document, parsed strictly (RFC 8259 numbers, no trailing commas:
+ * what the Go and yajl parsers of the runtimes accept) with nothing but white space after it.
+ * On failure *RET is NULL and ERR says "WHAT: not valid JSON at byte N: why".
+ */
+static inline int json_parse_strict(const char *what, const char *text, size_t len,
+				    json_object **ret, struct krsi_err *err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	enum json_tokener_error jerr;
+	json_object *doc;
+	size_t end;
+
+	*ret = NULL;
+	if (!tok)
+		return err_set(err, -ENOMEM, "%s: out of memory", what);
+	if (len > INT32_MAX) {
+		json_tokener_free(tok);
+		return err_set(err, -EFBIG, "%s: %zu bytes is too large", what, len);
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	doc = json_tokener_parse_ex(tok, text, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!doc || jerr != json_tokener_success) {
+		json_object_put(doc);
+		return err_set(err, -EINVAL, "%s: not valid JSON at byte %zu: %s", what, end,
+			       jerr == json_tokener_continue || jerr == json_tokener_success
+				       ? "unexpected end of input"
+				       : json_tokener_error_desc(jerr));
+	}
+	for (; end < len; end++) {
+		if (!strchr(" \t\r\n", text[end]) || !text[end]) {
+			json_object_put(doc);
+			return err_set(err, -EINVAL,
+				       "%s: not valid JSON: data after the document at byte %zu", what,
+				       end);
+		}
+	}
+	*ret = doc;
+	return 0;
+}
+
 /* FNV-1a, 64 bits: the profile digest and object hashes. */
 static inline uint64_t fnv1a64(const void *data, size_t len, uint64_t h)
 {

@@ -285,6 +285,39 @@ static void test_inject(void)
 	json_object_put(c);
 }
 
+/* What a runtime would not read is refused, not rewritten into something it would. */
+static void test_inject_text(void)
+{
+	static const struct {
+		const char *text, *why, *what;
+	} bad[] = {
+		/* json-c alone reads "-0e" as -0 and prints "-0", which reads back as 0: found by
+		 * fuzz_oci_inject (tests/fuzz/regress/oci_inject/lenient-number.bin). */
+		{ "{\"hstop\":-0e}", "number expected", "a number with an empty exponent" },
+		{ "{\"a\":01}", "number expected", "a number with a leading zero" },
+		{ "{\"a\":[1,]}", "unexpected character", "a trailing comma" },
+		{ "{\"a\":1} x", "at byte 8", "data after the document" },
+		{ "{\"a\":1", "unexpected end of input", "a truncated document" },
+	};
+	struct oci_inject_opts o = { 0 };
+	struct krsi_err err;
+	char *out = NULL, *again = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		err.msg[0] = 0;
+		out = NULL;
+		CHECK(oci_inject_text(bad[i].text, &o, &out, &err) == -EINVAL && !out &&
+			      !strncmp(err.msg, "config: not valid JSON", 22) &&
+			      strstr(err.msg, bad[i].why),
+		      "oci-inject refuses %s (%s)", bad[i].what, err.msg);
+	}
+	CHECK(oci_inject_text("{\"a\":-0,\"b\":1.5e3}\n", &o, &out, &err) == 0 &&
+		      oci_inject_text(out, &o, &again, &err) == 0 && !strcmp(out, again),
+	      "valid numbers: injecting into the result again gives the same text");
+	free(out);
+	free(again);
+}
+
 void test_hook(void)
 {
 	test_states();
@@ -292,4 +325,5 @@ void test_hook(void)
 	test_read();
 	test_stages();
 	test_inject();
+	test_inject_text();
 }

@@ -183,7 +183,7 @@ static void test_bundle(void)
 	fputs("{\"root\":", f);
 	fclose(f);
 	CHECK(identity_bundle_rootfs(dir, buf, sizeof(buf), &err) == -EINVAL &&
-		      strstr(err.msg, "not a JSON object"),
+		      strstr(err.msg, "not valid JSON at byte 8"),
 	      "truncated JSON: an error (%s)", err.msg);
 	CHECK(identity_bundle_rootfs("relative/bundle", buf, sizeof(buf), &err) == -EINVAL,
 	      "a relative bundle path is refused");

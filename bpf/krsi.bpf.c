@@ -38,7 +38,8 @@
 #define FMODE_READ 0x1
 #define FMODE_WRITE 0x2
 #define CAP_OPT_NOAUDIT 0x2
-#define MNT_NS_INTERNAL ((unsigned long)1) /* kern_mount(): shm_mnt, pipes, anon inodes */
+/* kern_mount() (shm_mnt, pipes, anon inodes): fs/mount.h, ERR_PTR(-EINVAL) since 5.x */
+#define MNT_NS_INTERNAL ((unsigned long)-22)
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -373,7 +374,8 @@ static __always_inline __u32 file_pathless(struct file *f)
 	struct mount *m = (void *)mnt - bpf_core_field_offset(struct mount, mnt);
 	unsigned long ns = (unsigned long)BPF_CORE_READ(m, mnt_ns);
 
-	if (ns <= MNT_NS_INTERNAL)
+	/* An internal mount, or none any more (a lazy unmount clears mnt_ns). */
+	if (ns == MNT_NS_INTERNAL || !ns)
 		return KRSI_MATCH_MEMFD;
 	if (!f->f_path.dentry->d_inode->__i_nlink)
 		return KRSI_MATCH_UNLINKED;
@@ -402,7 +404,9 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 		k = path_resolve(&f->f_path); /* for the report only */
 		r.path = k ? k->path : NULL;
 		r.arg = call | KRSI_MATCH_INODE << 8;
-		r.object = ik.ino ^ (__u64)ik.dev << 32;
+		/* Each name of the file, and each call, is a report of its own. */
+		r.object = (r.path ? hash_str(r.path) : ik.ino ^ (__u64)ik.dev << 32) ^
+			   (__u64)r.arg << 48;
 		return decide(c, &r);
 	}
 	if (!(c->pol->dirs & (1u << kind)) && dentry != f->f_path.mnt->mnt_root) {
@@ -421,7 +425,7 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 		return 0;
 	r.path = k->path;
 	r.arg = call | KRSI_MATCH_PATH << 8;
-	r.object = hash_str(k->path);
+	r.object = hash_str(k->path) ^ (__u64)r.arg << 48;
 	return decide(c, &r);
 }
 
@@ -475,13 +479,14 @@ static __always_inline int file_rules_nopath(struct ctx *c, struct file *f, __u3
 	struct report r = { .hook = hook, .dev = ik.dev, .value = ik.ino,
 			    .path = (const char *)dentry->d_name.name };
 
-	r.object = ik.ino ^ (__u64)ik.dev << 32;
 	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
 		r.arg = call | KRSI_MATCH_INODE << 8;
+		r.object = ik.ino ^ (__u64)ik.dev << 32 ^ (__u64)r.arg << 48;
 		return decide(c, &r);
 	}
 	if ((c->pol->dirs & (1u << kind)) && dir_ancestor(c, f, kind)) {
 		r.arg = call | KRSI_MATCH_PATH << 8;
+		r.object = ik.ino ^ (__u64)ik.dev << 32 ^ (__u64)r.arg << 48;
 		return decide(c, &r);
 	}
 	return 0;
@@ -503,7 +508,7 @@ static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call,
 
 			r.path = k ? k->path : (const char *)f->f_path.dentry->d_name.name;
 			r.value = f->f_path.dentry->d_inode->i_ino;
-			r.object = r.value ^ why;
+			r.object = r.value ^ (__u64)r.arg << 48;
 			return decide(c, &r);
 		}
 	}
@@ -788,11 +793,13 @@ static __always_inline bool deny_anywhere(__u32 hook)
 	return cfg && cfg->deny_any & KRSI_DENY(hook);
 }
 
-static __always_inline int wx_deny(struct ctx *c, __u32 call, __u32 why, __u64 addr)
+/* FILE: the mapped file or NULL; its inode makes reports on two files two reports. */
+static __always_inline int wx_deny(struct ctx *c, __u32 call, __u32 why, __u64 addr,
+				   struct file *file)
 {
 	struct report r = { .hook = KRSI_HOOK_WX, .arg = call | why << 8, .value = addr };
 
-	r.object = call | why << 8;
+	r.object = (call | why << 8) ^ (file ? (__u64)file->f_inode->i_ino << 16 : 0);
 	return decide(c, &r);
 }
 
@@ -830,13 +837,13 @@ int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 	flags = vma->vm_flags;
 	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
 		if (!file)
-			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_ANON, vma->vm_start);
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_ANON, vma->vm_start, NULL);
 		if (prot & PROT_WRITE)
-			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITE_EXEC, vma->vm_start);
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITE_EXEC, vma->vm_start, file);
 		if (flags & VM_WRITE || vma->anon_vma)
-			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITTEN, vma->vm_start);
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITTEN, vma->vm_start, file);
 		if (file_has_writers(file))
-			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITERS, vma->vm_start);
+			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_WRITERS, vma->vm_start, file);
 	}
 	/* Already executable: checked when it was mapped or made so. */
 	if (!file || flags & VM_EXEC)
@@ -860,11 +867,11 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 		return 0;
 	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
 		if (!file)
-			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_ANON, 0);
+			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_ANON, 0, NULL);
 		if (prot & PROT_WRITE)
-			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_WRITE_EXEC, 0);
+			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_WRITE_EXEC, 0, file);
 		if (file_has_writers(file))
-			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_WRITERS, 0);
+			return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_WRITERS, 0, file);
 	}
 	if (!file)
 		return 0;

@@ -22,6 +22,8 @@ work=$(mktemp -d /tmp/hooks.XXXXXX)
 P=$work/profiles
 LOG=$work/krsid.log
 EPERM='Operation not permitted'
+# An exec the runtime itself makes fails in its words: runc (Go) writes the errno in lower case.
+EXEC_EPERM='[Oo]peration not permitted'
 runtimes=(crun runc)
 
 # ---- helpers ----
@@ -46,7 +48,8 @@ variant() {
 	mkdir -p "$work/$name" || return 1
 	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -s -c .) || return 1
 	jq --arg root "$work/base/rootfs" --argjson args "$args" \
-		'.root.path = $root | .process.args = $args' "$work/base/config.json" \
+		'.root.path = $root | .root.readonly = false | .process.args = $args' \
+		"$work/base/config.json" \
 		>"$work/$name/config.json" || return 1
 	if [ "$profile" = - ]; then
 		krsictl oci-inject "$work/$name"
@@ -126,7 +129,7 @@ hook_says() {
 
 mkdir -p "$P"
 cp /etc/krsi/profiles/*.json "$P/"
-echo '{ "name": "h-deny", "version": 1, "mode": "enforce", "read": ["/etc/secret"], "exec": ["/usr/local/bin/cat"] }' >"$P/h-deny.json"
+echo '{ "name": "h-deny", "version": 1, "mode": "enforce", "read": ["/etc/secret"], "exec": ["/opt/krsi/cat"] }' >"$P/h-deny.json"
 echo '{ "name": "h-other", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-other.json"
 echo '{ "name": "h-default", "version": 1, "mode": "enforce", "read": ["/etc/other"] }' >"$P/h-default.json"
 echo '{ "name": "h-allow", "version": 1, "mode": "enforce", "read": ["/etc/nothing-here"] }' >"$P/h-allow.json"
@@ -134,10 +137,11 @@ echo '{ "name": "h-allow", "version": 1, "mode": "enforce", "read": ["/etc/nothi
 make_bundle "$work/base" true >/dev/null
 echo s3cret >"$work/base/rootfs/etc/secret"
 echo other >"$work/base/rootfs/etc/other"
-# A binary that h-deny's exact exec rule names, a path only inside the containers' rootfs:
-# what denies its other names is its identity as resolved in that rootfs (the bundle's).
-mkdir -p "$work/base/rootfs/usr/local/bin"
-cp /bin/busybox "$work/base/rootfs/usr/local/bin/cat"
+# A binary that h-deny's exact exec rule names, a path only inside the containers' rootfs and
+# outside PATH: what denies its other names is its identity as resolved in that rootfs (the
+# bundle's). busybox runs as its name, cat.
+mkdir -p "$work/base/rootfs/opt/krsi"
+cp /bin/busybox "$work/base/rootfs/opt/krsi/cat"
 
 check "the hook is installed and links no libbpf" sh -c "test -x $HOOK && ! ldd $HOOK | grep -q libbpf"
 check "the hooks.d file is valid JSON, schema 1.0.0, prestart and poststop" \
@@ -195,16 +199,17 @@ for rt in "${runtimes[@]}"; do
 		check "$rt: a cannot read /etc/secret" fails_with "$EPERM" "$rt" exec "$id-a" cat /etc/secret
 		check_output "$rt: a reads /etc/other" '^other$' "$rt" exec "$id-a" cat /etc/other
 		check_output "$rt: b reads /etc/secret" '^s3cret$' "$rt" exec "$id-b" cat /etc/secret
-		check "$rt: a cannot run the denied /usr/local/bin/cat" \
-			fails_with "$EPERM" "$rt" exec "$id-a" /usr/local/bin/cat /etc/other
+		check "$rt: a cannot run the denied /opt/krsi/cat" \
+			fails_with "$EXEC_EPERM" "$rt" exec "$id-a" /opt/krsi/cat /etc/other
+		# busybox runs as the applet its name says: the other names keep the name cat.
 		check "$rt: a may hard-link it in /tmp (linking runs nothing)" \
-			"$rt" exec "$id-a" ln /usr/local/bin/cat /tmp/cat-$rt
+			"$rt" exec "$id-a" /bin/sh -c "mkdir -p /tmp/l-$rt /tmp/m-$rt && ln /opt/krsi/cat /tmp/l-$rt/cat"
 		check "$rt: a cannot run the hard link either: the rule follows the file" \
-			fails_with "$EPERM" "$rt" exec "$id-a" /tmp/cat-$rt /etc/other
-		check "$rt: nor after renaming the link" \
-			fails_with "$EPERM" "$rt" exec "$id-a" /bin/sh -c "mv /tmp/cat-$rt /tmp/moved-$rt && /tmp/moved-$rt /etc/other"
-		check_output "$rt: b, whose profile has no exec rule, runs the hard link" '^other$' \
-			"$rt" exec "$id-b" /tmp/moved-$rt /etc/other
+			fails_with "$EXEC_EPERM" "$rt" exec "$id-a" /tmp/l-$rt/cat /etc/other
+		check "$rt: nor after moving the link to another directory" \
+			fails_with "$EPERM" "$rt" exec "$id-a" /bin/sh -c "mv /tmp/l-$rt/cat /tmp/m-$rt/cat && /tmp/m-$rt/cat /etc/other"
+		check_output "$rt: b, whose profile has no exec rule, runs the hard link" '^s3cret$' \
+			"$rt" exec "$id-b" /tmp/m-$rt/cat /etc/secret
 		check_output "$rt: the denial by identity is reported" '"match":"inode"' \
 			krsictl events --container "$id-a"
 		check "$rt: b cannot read /etc/other" fails_with "$EPERM" "$rt" exec "$id-b" cat /etc/other

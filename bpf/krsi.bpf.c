@@ -38,7 +38,7 @@
 #define FMODE_READ 0x1
 #define FMODE_WRITE 0x2
 #define CAP_OPT_NOAUDIT 0x2
-/* kern_mount() (shm_mnt, pipes, anon inodes): fs/mount.h, ERR_PTR(-EINVAL) since 5.x */
+/* kern_mount() (shm_mnt, pipes, anon inodes): ERR_PTR(-EINVAL) in 6.1 fs/mount.h */
 #define MNT_NS_INTERNAL ((unsigned long)-22)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -343,6 +343,19 @@ static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct 
 	return false;
 }
 
+/* P still has the exact rule RULE of kind KIND. */
+static bool rule_kept(const struct profile *p, uint32_t kind, const char *rule)
+{
+	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++) {
+		if (exact_lists[l].kind != kind)
+			continue;
+		for (size_t i = 0; i < p->n_paths[exact_lists[l].list]; i++)
+			if (!strcmp(p->paths[exact_lists[l].list][i], rule))
+				return true;
+	}
+	return false;
+}
+
 int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_root *root,
 		       const struct identity_view *old, struct krsi_inode_key **ret,
 		       struct identity_hold **ret_holds, size_t *ret_n)
@@ -375,15 +388,20 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 				continue; /* two rules naming one file */
 			keys[n] = k;
 			holds[n].key = k;
+			snprintf(holds[n].rule, sizeof(holds[n].rule), "%s", p->paths[list][i]);
 			n++;
 		}
 	}
-	/* What left its rule's path but still exists stays denied by identity. */
+	/*
+	 * What left its rule's path but still exists stays denied by identity, while the profile
+	 * still has that rule: a rule taken out of the profile takes its identities with it.
+	 */
 	for (size_t i = 0; old && old->holds && i < old->n; i++) {
 		struct krsi_inode_key k = old->keys[i];
 
 		k.slot = slot;
-		if (keys_have(keys, n, &k) || !identity_hold_alive(&old->holds[i], root))
+		if (keys_have(keys, n, &k) || !rule_kept(p, k.kind, old->holds[i].rule) ||
+		    !identity_hold_alive(&old->holds[i], root))
 			continue;
 		keys[n] = k;
 		holds[n] = old->holds[i];

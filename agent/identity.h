@@ -57,6 +57,7 @@ struct identity_hold {
 	unsigned int handle_bytes;
 	unsigned char handle[128]; /* MAX_HANDLE_SZ */
 	char mount_point[KRSI_PATH_MAX];
+	char rule[KRSI_PATH_MAX]; /* the exact rule that named it */
 };
 
 /*

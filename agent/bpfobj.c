@@ -107,6 +107,7 @@ static int *map_slot(struct krsi_maps *m, const char *name)
 		{ "registry", offsetof(struct krsi_maps, registry) },
 		{ "self_ids", offsetof(struct krsi_maps, self_ids) },
 		{ "stats", offsetof(struct krsi_maps, stats) },
+		{ "verdicts", offsetof(struct krsi_maps, verdicts) },
 		{ "throttle", offsetof(struct krsi_maps, throttle) },
 		{ "events", offsetof(struct krsi_maps, events) },
 	};

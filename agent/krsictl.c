@@ -41,6 +41,7 @@ static void usage(FILE *f)
 		"           [--bundle DIR]                 OCI bundle: rules' file identities in its rootfs\n"
 		"  unregister CONTAINER\n"
 		"  events [--follow] [--container ID]      recent events, then new ones with --follow\n"
+		"  metrics                                 counters and gauges, Prometheus text format\n"
 		"exit codes: 0 done, 1 refused by the agent, 2 usage, 3 agent unreachable,\n"
 		"            4 invalid profile\n");
 }
@@ -118,7 +119,9 @@ static int cmd_simple(enum proto_op op, const char *key)
 
 			printf("%-24s %8s %-8s %10s %-16s%s\n", str(e, "name"), str(e, "version"),
 			       str(e, "mode"), str(e, "containers"), str(e, "digest"),
-			       json_object_get_boolean(json_object_object_get(e, "in_directory"))
+			       json_object_get_boolean(json_object_object_get(e, "removed"))
+				       ? "  (removed from the directory: in force for its containers only)"
+			       : json_object_get_boolean(json_object_object_get(e, "in_directory"))
 				       ? ""
 				       : "  (no longer in the directory)");
 		}
@@ -441,6 +444,21 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "events") && argc == 0)
 		return cmd_events(follow, container);
+	if (!strcmp(cmd, "metrics") && argc == 0) {
+		_cleanup_json_ json_object *rep = NULL;
+		json_object *text;
+		int r = call(proto_request_new(PROTO_METRICS), &rep);
+
+		if (r)
+			return r;
+		if (!json_object_object_get_ex(rep, "text", &text) ||
+		    !json_object_is_type(text, json_type_string)) {
+			fprintf(stderr, "krsictl: metrics: the reply has no \"text\"\n");
+			return EXIT_UNREACHABLE;
+		}
+		fputs(json_object_get_string(text), stdout);
+		return 0;
+	}
 	if (!strcmp(cmd, "oci-inject") && (argc == 1 || argc == 2))
 		return oci_inject_cmd(argv[0], argc == 2 ? argv[1] : NULL, profile);
 	fprintf(stderr, "krsictl: unknown command or wrong arguments: %s\n", cmd);

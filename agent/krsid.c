@@ -15,10 +15,15 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <bpf/bpf.h>
@@ -29,7 +34,9 @@
 #include "cgroup.h"
 #include "events.h"
 #include "hookset.h"
+#include "names.h"
 #include "identity.h"
+#include "metrics.h"
 #include "profile.h"
 #include "protocol.h"
 #include "registry.h"
@@ -39,6 +46,8 @@
 #define SLOT_GRACE_NS (2ULL * 1000000000ULL)
 #define MAX_SUBSCRIBERS 64
 #define REFRESH_INTERVAL_S 30
+#define WATCH_SETTLE_MS 200 /* a burst of directory changes is one reload */
+#define METRICS_SOCKET_PATH "/run/krsi/metrics.sock"
 
 /* A profile known to the agent: installed in the profiles map under ID, rules under SLOT. */
 struct installed {
@@ -47,6 +56,7 @@ struct installed {
 	uint64_t digest, version;
 	uint64_t deny; /* its policy's deny bits: the hooks it needs attached */
 	struct profile *p; /* NULL when adopted from the maps and no longer in the directory */
+	bool removed;	   /* gone from the directory: in force only for the containers it has */
 };
 
 struct retired {
@@ -80,9 +90,24 @@ static struct {
 	unsigned int refresh_s;	   /* resolve them again every REFRESH_S seconds (0 = never) */
 	uint64_t refreshed_ns;
 	int epfd, listen_fd, timer_fd;
+	bool watch;		/* reload when the profile directory changes */
+	int watch_fd, settle_fd; /* inotify on the directory; one-shot timer after a change */
+	const char *metrics_path; /* Prometheus text over HTTP on this unix socket ("" = none) */
+	int metrics_port;	  /* and on 127.0.0.1:PORT (0 = none) */
+	int metrics_fd, metrics_tcp_fd;
+	struct {
+		uint64_t reloads, reload_failures, registrations, refusals, unregistrations,
+			uninstalled, subscribers_dropped, scrapes;
+	} n; /* this process's counters, for the metrics */
 	volatile sig_atomic_t stop;
 	time_t started;
 } d = {
+	.watch = true,
+	.watch_fd = -1,
+	.settle_fd = -1,
+	.metrics_path = METRICS_SOCKET_PATH,
+	.metrics_fd = -1,
+	.metrics_tcp_fd = -1,
 	.profile_dir = "/etc/krsi/profiles",
 	.socket_path = PROTO_SOCKET_PATH,
 	.events_path = "/var/log/krsi/events.log",
@@ -669,20 +694,88 @@ undo:
 }
 
 /*
- * Load every *.json of the profile directory. All or nothing: if one file is invalid, no
- * profile changes, and the error names the file, the field and the reason.
+ * Take a profile out of the maps: no container has it, and it is gone from the directory. Its
+ * rules and identities go with its slot after the grace period; its hooks are detached by the
+ * caller's hooks_detach_unused() once nothing else needs them.
  */
-static int prof_reload(json_object *changed, json_object *unchanged, struct krsi_err *err)
+static void prof_uninstall(size_t i, const char *why)
+{
+	struct installed *ip = &d.prof[i];
+	struct krsi_verdict_key k, next;
+	void *prev = NULL;
+
+	bpf_map_delete_elem(d.obj.maps.profiles, &ip->id);
+	slot_retire(ip->slot);
+	/* Its verdict counters: the metrics of a profile that is gone go with it. */
+	while (bpf_map_get_next_key(d.obj.maps.verdicts, prev, &next) == 0) {
+		k = next;
+		if (k.profile_id == ip->id) {
+			bpf_map_delete_elem(d.obj.maps.verdicts, &k);
+			prev = NULL; /* the walk starts again after a deletion */
+			continue;
+		}
+		prev = &k;
+	}
+	log_info("profile %s: uninstalled (%s)", ip->name, why);
+	profile_free(ip->p);
+	memmove(ip, ip + 1, (d.n_prof - i - 1) * sizeof(*ip));
+	d.n_prof--;
+	d.n.uninstalled++;
+}
+
+/* Uninstall the removed profiles whose last container is gone. */
+static bool prof_collect(void)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < d.n_prof;) {
+		if (d.prof[i].removed && !registry_count_profile(&d.reg, d.prof[i].name)) {
+			prof_uninstall(i, "removed from the directory, and its last container is gone");
+			any = true;
+			continue;
+		}
+		i++;
+	}
+	if (any) {
+		hooks_detach_unused();
+		config_set_deny(prof_deny_all(), false);
+	}
+	return any;
+}
+
+/*
+ * What the directory's "..data" symlink points at ("" without one). A Kubernetes ConfigMap
+ * volume is a directory of NAME -> ..data/NAME links, updated by writing a new timestamped
+ * directory and renaming a new ..data over the old one: a reload that saw ..data change while
+ * it read the files may have mixed two versions, and reads them again.
+ */
+static void dir_generation(char *buf, size_t size)
+{
+	char path[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/..data", d.profile_dir);
+	n = readlink(path, buf, size - 1);
+	buf[n < 0 ? 0 : n] = 0;
+}
+
+/* Read every *.json of the directory, all or nothing; *RET_FILE names the one that failed. */
+static int prof_read_dir(struct profile ***ret, size_t *ret_n, char *ret_file, size_t file_size,
+			 struct krsi_err *err)
 {
 	struct profile **loaded = NULL;
-	size_t n = 0;
 	struct dirent **names = NULL;
+	size_t n = 0;
 	int nn, r = 0;
 
+	*ret = NULL;
+	*ret_n = 0;
 	nn = scandir(d.profile_dir, &names, NULL, alphasort);
-	if (nn < 0)
+	if (nn < 0) {
+		snprintf(ret_file, file_size, "%s", d.profile_dir);
 		return err_set(err, -errno, "profile directory %s: %s", d.profile_dir,
 			       strerror(errno));
+	}
 	loaded = calloc(nn + 1, sizeof(*loaded));
 	if (!loaded) {
 		r = err_set(err, -ENOMEM, "out of memory");
@@ -697,16 +790,73 @@ static int prof_reload(json_object *changed, json_object *unchanged, struct krsi
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", d.profile_dir, names[i]->d_name);
 		r = profile_load_file(path, true, &loaded[n], err);
-		if (r < 0)
+		if (r < 0) {
+			snprintf(ret_file, file_size, "%s", path);
 			goto out;
+		}
 		n++;
 	}
+out:
+	if (r < 0) {
+		for (size_t i = 0; i < n; i++)
+			profile_free(loaded[i]);
+		free(loaded);
+		loaded = NULL;
+		n = 0;
+	}
+	for (int i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	*ret = loaded;
+	*ret_n = n;
+	return r;
+}
+
+/*
+ * Load every *.json of the profile directory. All or nothing: if one file is invalid, no
+ * profile changes, and the error names the file, the field and the reason. A profile that is
+ * no longer in the directory is uninstalled when no container has it; otherwise it stays in
+ * force for those containers (and refuses new ones) until the last one is gone.
+ */
+static int prof_reload(json_object *changed, json_object *unchanged, json_object *removed,
+		       char *ret_file, size_t file_size, struct krsi_err *err)
+{
+	struct profile **loaded = NULL;
+	size_t n = 0;
+	char gen[4096], gen2[4096], (*names)[KRSI_NAME_MAX] = NULL;
+	int r = 0;
+
+	ret_file[0] = 0;
+	for (int tries = 0;; tries++) {
+		dir_generation(gen, sizeof(gen));
+		r = prof_read_dir(&loaded, &n, ret_file, file_size, err);
+		dir_generation(gen2, sizeof(gen2));
+		if (!strcmp(gen, gen2) || tries == 4)
+			break;
+		/* ..data was swapped while the files were read: read the new version whole */
+		for (size_t i = 0; i < n; i++)
+			profile_free(loaded[i]);
+		free(loaded);
+		loaded = NULL;
+	}
+	if (r < 0)
+		return r;
+	names = calloc(n + 1, sizeof(*names));
+	if (!names) {
+		r = err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", loaded[i]->name);
 	for (size_t i = 0; i < n; i++) {
 		bool ch;
 
 		r = prof_install(loaded[i], &ch, err);
-		if (r < 0)
+		if (r < 0) {
+			snprintf(ret_file, file_size, "%s/%s.json", d.profile_dir, loaded[i]->name);
 			goto out; /* a map write failed: the profiles before it are swapped */
+		}
+		prof_find(loaded[i]->name)->removed = false;
 		if (ch && changed)
 			json_object_array_add(changed, json_object_new_string(loaded[i]->name));
 		if (!ch && unchanged)
@@ -716,6 +866,32 @@ static int prof_reload(json_object *changed, json_object *unchanged, struct krsi
 				 (unsigned long long)loaded[i]->version, prof_find(loaded[i]->name)->slot);
 		loaded[i] = NULL; /* owned by its installed entry now */
 	}
+	/* Every file read and installed: what the directory no longer has goes, or waits. */
+	for (size_t i = 0; i < d.n_prof;) {
+		struct installed *ip = &d.prof[i];
+		size_t users = registry_count_profile(&d.reg, ip->name);
+		bool seen = false;
+
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(names[k], ip->name);
+		if (seen) {
+			i++;
+			continue;
+		}
+		if (!users) {
+			if (removed)
+				json_object_array_add(removed, json_object_new_string(ip->name));
+			prof_uninstall(i, "no longer in the directory, and no container has it");
+			continue;
+		}
+		if (!ip->removed)
+			log_info("profile %s: no longer in %s; stays in force for its %zu container%s, "
+				 "refuses new ones", ip->name, d.profile_dir, users, users == 1 ? "" : "s");
+		ip->removed = true;
+		profile_free(ip->p);
+		ip->p = NULL;
+		i++;
+	}
 out:
 	/* After the policies are published, whether all of them or only some were. */
 	hooks_detach_unused();
@@ -723,8 +899,6 @@ out:
 	for (size_t i = 0; i < n; i++)
 		profile_free(loaded[i]);
 	free(loaded);
-	for (int i = 0; i < nn; i++)
-		free(names[i]);
 	free(names);
 	return r;
 }
@@ -775,9 +949,11 @@ static void reg_delete(const char *container, const char *why)
 	bpf_map_delete_elem(d.obj.maps.registry, &id);
 	ids_container_drop(container, -1);
 	log_info("container %s: unregistered (%s)", container, why);
+	d.n.unregistrations++;
 	registry_remove(&d.reg, container);
 	config_update_mask();
 }
+
 
 /* Collect registrations whose cgroup is gone (crun ignores a failing poststop hook). */
 static void reg_collect(void)
@@ -831,6 +1007,10 @@ static json_object *op_register(struct proto_request *q, bool assign)
 
 	if (!ip)
 		return proto_reply_error("profile %s: no such profile", profile);
+	cur = registry_find(&d.reg, q->container);
+	if (ip->removed && !(cur && !strcmp(cur->profile, profile)))
+		return proto_reply_error("profile %s: removed from %s; it stays in force only for the "
+					 "containers that had it", profile, d.profile_dir);
 	if (assign) {
 		cur = registry_find(&d.reg, q->container);
 		if (!cur)
@@ -939,6 +1119,55 @@ static void sub_remove(size_t i)
 	d.subs[i] = d.subs[--d.n_subs];
 }
 
+/*
+ * An event to the events log, the subscribers (all, and those that follow CONTAINER; an AGENT
+ * event goes to every subscriber) and the recent ring, which takes O's reference.
+ */
+static void publish(json_object *o, const char *container, bool agent)
+{
+	const char *line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+
+	if (d.events) {
+		fprintf(d.events, "%s\n", line);
+		fflush(d.events);
+	}
+	for (size_t i = 0; i < d.n_subs;) {
+		if (d.subs[i].container[0] && !agent &&
+		    (!container || strcmp(d.subs[i].container, container))) {
+			i++;
+			continue;
+		}
+		if (proto_send(d.subs[i].fd, o) < 0) {
+			sub_remove(i); /* gone, or too slow to keep up */
+			d.n.subscribers_dropped++;
+			continue;
+		}
+		i++;
+	}
+	event_ring_push(&d.recent, o);
+}
+
+/* An event of the agent itself: {"time", "type": TYPE, ...O's fields}. Takes O. */
+static void publish_agent(const char *type, json_object *o)
+{
+	json_object *e = json_object_new_object();
+	int64_t real = (int64_t)now_ns(CLOCK_REALTIME);
+	time_t sec = real / 1000000000;
+	char ts[64];
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(ts + strlen(ts), sizeof(ts) - strlen(ts), ".%06lldZ",
+		 (long long)(real % 1000000000) / 1000);
+	json_object_object_add(e, "time", json_object_new_string(ts));
+	json_object_object_add(e, "type", json_object_new_string(type));
+	json_object_object_foreach(o, k, v)
+		json_object_object_add(e, k, json_object_get(v));
+	json_object_put(o);
+	publish(e, NULL, true);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	const struct krsi_event *e = data;
@@ -946,7 +1175,6 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct installed *ip;
 	struct event_names n = { 0 };
 	json_object *o;
-	const char *line;
 
 	if (size < sizeof(*e))
 		return 0;
@@ -971,23 +1199,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (ip)
 		n.profile = ip->name;
 	o = event_to_json(e, &n, boot_to_real());
-	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (d.events) {
-		fprintf(d.events, "%s\n", line);
-		fflush(d.events);
-	}
-	for (size_t i = 0; i < d.n_subs;) {
-		if (d.subs[i].container[0] && (!re || strcmp(d.subs[i].container, re->container))) {
-			i++;
-			continue;
-		}
-		if (proto_send(d.subs[i].fd, o) < 0) {
-			sub_remove(i); /* gone, or too slow to keep up */
-			continue;
-		}
-		i++;
-	}
-	event_ring_push(&d.recent, o);
+	publish(o, re ? re->container : NULL, false);
 	return 0;
 }
 
@@ -1104,6 +1316,7 @@ static json_object *prof_json(const struct installed *ip, bool full)
 	json_object_object_add(o, "containers",
 			       json_object_new_int(registry_count_profile(&d.reg, ip->name)));
 	json_object_object_add(o, "in_directory", json_object_new_boolean(ip->p != NULL));
+	json_object_object_add(o, "removed", json_object_new_boolean(ip->removed));
 	if (full && ip->p)
 		json_object_object_add(o, "document", json_object_get(ip->p->doc));
 	return o;
@@ -1119,22 +1332,372 @@ static json_object *op_profile_list(void)
 	return rep;
 }
 
-static json_object *op_reload(void)
+/*
+ * Reload the profile directory (TRIGGER: "request" or "directory"), log it, and publish a
+ * "reload" event either way. Returns the reply for a request.
+ */
+static json_object *reload_run(const char *trigger)
 {
-	json_object *ch = json_object_new_array(), *un = json_object_new_array(), *rep;
+	json_object *ch = json_object_new_array(), *un = json_object_new_array(),
+		    *rm = json_object_new_array(), *ev = json_object_new_object(), *rep;
 	struct krsi_err err = { "" };
-	int r = prof_reload(ch, un, &err);
+	char file[4096];
+	int r = prof_reload(ch, un, rm, file, sizeof(file), &err);
 
+	json_object_object_add(ev, "trigger", json_object_new_string(trigger));
+	json_object_object_add(ev, "directory", json_object_new_string(d.profile_dir));
 	if (r < 0) {
+		d.n.reload_failures++;
+		log_info("reload (%s) refused: %s; the running policy stays", trigger, err.msg);
+		json_object_object_add(ev, "result", json_object_new_string("refused"));
+		if (file[0])
+			json_object_object_add(ev, "file", json_object_new_string(file));
+		json_object_object_add(ev, "reason", json_object_new_string(err.msg));
+		publish_agent("reload", ev);
 		json_object_put(ch);
 		json_object_put(un);
-		log_info("reload refused: %s", err.msg);
-		return proto_reply_error("%s", err.msg);
+		json_object_put(rm);
+		rep = proto_reply_error("%s", err.msg);
+		if (file[0])
+			json_object_object_add(rep, "file", json_object_new_string(file));
+		return rep;
+	}
+	d.n.reloads++;
+	if (json_object_array_length(ch) || json_object_array_length(rm) || !strcmp(trigger, "request")) {
+		json_object_object_add(ev, "result", json_object_new_string("ok"));
+		json_object_object_add(ev, "changed", json_object_get(ch));
+		json_object_object_add(ev, "removed", json_object_get(rm));
+		publish_agent("reload", ev);
+	} else {
+		json_object_put(ev); /* a change that changed nothing (a touched file) */
 	}
 	rep = proto_reply_ok();
 	json_object_object_add(rep, "changed", ch);
 	json_object_object_add(rep, "unchanged", un);
+	json_object_object_add(rep, "removed", rm);
 	return rep;
+}
+
+/* ---- the profile directory, watched ---- */
+
+static bool watch_gone; /* the directory was missing or went away: reload when it is back */
+
+/*
+ * Watch the directory itself: a file written, renamed in or out, removed, or a new ..data
+ * (a ConfigMap update). The timer tick calls this again while the directory is missing.
+ */
+static void watch_start(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!d.watch)
+		return;
+	if (d.watch_fd < 0) {
+		d.watch_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		if (d.watch_fd < 0) {
+			log_info("profile directory %s: inotify: %s; not watched (reload by request)",
+				 d.profile_dir, strerror(errno));
+			d.watch = false;
+			return;
+		}
+		ev.data.fd = d.watch_fd;
+		epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.watch_fd, &ev);
+	}
+	if (inotify_add_watch(d.watch_fd, d.profile_dir,
+			      IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE |
+				      IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0) {
+		if (!watch_gone)
+			log_info("profile directory %s: not watched yet: %s; trying again every %d s",
+				 d.profile_dir, strerror(errno), GC_INTERVAL_S);
+		watch_gone = true;
+		close(d.watch_fd); /* one fd, one watch: a new one next time */
+		d.watch_fd = -1;
+		return;
+	}
+	if (watch_gone) {
+		struct itimerspec its = { .it_value.tv_nsec = WATCH_SETTLE_MS * 1000000L };
+
+		log_info("profile directory %s: watched again; reloading it", d.profile_dir);
+		timerfd_settime(d.settle_fd, 0, &its, NULL);
+	}
+	watch_gone = false;
+}
+
+static bool watch_relevant(const struct inotify_event *e)
+{
+	size_t len;
+
+	if (e->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
+		return true;
+	if (!e->len)
+		return false;
+	if (!strcmp(e->name, "..data"))
+		return true;
+	len = strlen(e->name);
+	return e->name[0] != '.' && len > 5 && !strcmp(e->name + len - 5, ".json");
+}
+
+/* Changes come in bursts (an editor, a ConfigMap update): reload once they settle. */
+static void watch_read(void)
+{
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool any = false, lost = false;
+	ssize_t n;
+
+	while ((n = read(d.watch_fd, buf, sizeof(buf))) > 0)
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+
+			any |= watch_relevant(e);
+			lost |= !!(e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED));
+			p += sizeof(*e) + e->len;
+		}
+	if (lost) {
+		log_info("profile directory %s: removed or moved; the running policy stays",
+			 d.profile_dir);
+		epoll_ctl(d.epfd, EPOLL_CTL_DEL, d.watch_fd, NULL);
+		close(d.watch_fd);
+		d.watch_fd = -1;
+		watch_gone = true;
+	}
+	if (any) {
+		struct itimerspec its = { .it_value.tv_nsec = WATCH_SETTLE_MS * 1000000L };
+
+		timerfd_settime(d.settle_fd, 0, &its, NULL);
+	}
+}
+
+/* ---- metrics ---- */
+
+static uint64_t percpu_sum(int map, const void *key)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+
+	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return 0;
+	if (bpf_map_lookup_elem(map, key, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static void metrics_verdicts(struct metrics_buf *b, uint32_t verdict, const char *name)
+{
+	struct krsi_verdict_key k, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(d.obj.maps.verdicts, prev, &next) == 0) {
+		struct installed *ip;
+		char id[32];
+		const char *hook;
+
+		k = next;
+		prev = &k;
+		if (k.verdict != verdict)
+			continue;
+		ip = prof_find_id(k.profile_id);
+		snprintf(id, sizeof(id), "id:%u", k.profile_id);
+		hook = names_hook_str(k.hook);
+		metrics_sample(b, name,
+			       (const char *const[]){ "profile", ip ? ip->name : id, "hook",
+						      hook ? hook : "unknown", NULL },
+			       percpu_sum(d.obj.maps.verdicts, &k));
+	}
+}
+
+/* Everything krsid counts, in the Prometheus text format; "krsi_" names, "_total" counters. */
+static void metrics_text(struct metrics_buf *b)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct krsi_stats st = { 0 };
+	__u32 zero = 0;
+	char ver[32], start[32];
+
+	if (ncpu > 0) {
+		struct krsi_stats *v = calloc(ncpu, sizeof(*v));
+
+		if (v && bpf_map_lookup_elem(d.obj.maps.stats, &zero, v) == 0)
+			for (int i = 0; i < ncpu; i++) {
+				st.events += v[i].events;
+				st.lost += v[i].lost;
+				st.throttled += v[i].throttled;
+			}
+		free(v);
+	}
+	metrics_family(b, "krsi_denials_total", "counter",
+		       "Operations denied (enforce mode), by profile and hook.");
+	metrics_verdicts(b, KRSI_VERDICT_DENY, "krsi_denials_total");
+	metrics_family(b, "krsi_audits_total", "counter",
+		       "Operations an audit-mode profile would have denied, by profile and hook.");
+	metrics_verdicts(b, KRSI_VERDICT_AUDIT, "krsi_audits_total");
+	metrics_family(b, "krsi_events_total", "counter", "Events sent by the programs to krsid.");
+	metrics_sample(b, "krsi_events_total", NULL, st.events);
+	metrics_family(b, "krsi_events_lost_total", "counter",
+		       "Events lost because the ring buffer was full (the verdicts still held).");
+	metrics_sample(b, "krsi_events_lost_total", NULL, st.lost);
+	metrics_family(b, "krsi_events_throttled_total", "counter",
+		       "Identical reports counted, not sent, within the throttle window.");
+	metrics_sample(b, "krsi_events_throttled_total", NULL, st.throttled);
+	metrics_family(b, "krsi_containers", "gauge", "Registered containers, by profile.");
+	for (size_t i = 0; i < d.n_prof; i++)
+		metrics_sample(b, "krsi_containers", (const char *const[]){ "profile", d.prof[i].name, NULL },
+			       registry_count_profile(&d.reg, d.prof[i].name));
+	metrics_family(b, "krsi_profile_info", "gauge",
+		       "Installed profiles: mode, version, and whether the directory still has them.");
+	for (size_t i = 0; i < d.n_prof; i++) {
+		struct installed *ip = &d.prof[i];
+
+		snprintf(ver, sizeof(ver), "%llu", (unsigned long long)ip->version);
+		metrics_sample(b, "krsi_profile_info",
+			       (const char *const[]){ "profile", ip->name, "mode",
+						      ip->mode == KRSI_MODE_AUDIT ? "audit" : "enforce",
+						      "version", ver, "state",
+						      ip->removed ? "removed" : "installed", NULL },
+			       1);
+	}
+	metrics_family(b, "krsi_profile_reloads_total", "counter",
+		       "Reloads of the profile directory that were applied.");
+	metrics_sample(b, "krsi_profile_reloads_total", NULL, d.n.reloads);
+	metrics_family(b, "krsi_profile_reload_failures_total", "counter",
+		       "Reloads refused (a bad file): the running policy stayed.");
+	metrics_sample(b, "krsi_profile_reload_failures_total", NULL, d.n.reload_failures);
+	metrics_family(b, "krsi_profiles_uninstalled_total", "counter",
+		       "Profiles taken out once the directory and every container had let them go.");
+	metrics_sample(b, "krsi_profiles_uninstalled_total", NULL, d.n.uninstalled);
+	metrics_family(b, "krsi_registrations_total", "counter", "Registrations made.");
+	metrics_sample(b, "krsi_registrations_total", NULL, d.n.registrations);
+	metrics_family(b, "krsi_registration_failures_total", "counter", "Registrations refused.");
+	metrics_sample(b, "krsi_registration_failures_total", NULL, d.n.refusals);
+	metrics_family(b, "krsi_unregistrations_total", "counter",
+		       "Registrations removed (on request, or their cgroup was gone).");
+	metrics_sample(b, "krsi_unregistrations_total", NULL, d.n.unregistrations);
+	metrics_family(b, "krsi_hook_attached", "gauge", "1 for each LSM hook attached, 0 if not.");
+	for (int i = 0; i < d.obj.n_programs; i++)
+		metrics_sample(b, "krsi_hook_attached",
+			       (const char *const[]){ "hook", d.obj.progs[i].name, NULL },
+			       d.obj.progs[i].attached);
+	metrics_family(b, "krsi_file_identities", "gauge", "File identities of exact rules held.");
+	metrics_sample(b, "krsi_file_identities", NULL, d.ids.n_refs);
+	metrics_family(b, "krsi_event_subscribers", "gauge", "Clients following the events.");
+	metrics_sample(b, "krsi_event_subscribers", NULL, d.n_subs);
+	metrics_family(b, "krsi_event_subscribers_dropped_total", "counter",
+		       "Subscribers dropped because they could not keep up.");
+	metrics_sample(b, "krsi_event_subscribers_dropped_total", NULL, d.n.subscribers_dropped);
+	metrics_family(b, "krsi_agent_start_time_seconds", "gauge",
+		       "When this krsid started, seconds since the epoch.");
+	metrics_sample(b, "krsi_agent_start_time_seconds", NULL, d.started);
+	snprintf(start, sizeof(start), "%s", KRSID_VERSION);
+	metrics_family(b, "krsi_build_info", "gauge", "krsid's version, and whether it adopted pins.");
+	metrics_sample(b, "krsi_build_info",
+		       (const char *const[]){ "version", start, "adopted",
+					      d.obj.adopted ? "true" : "false", NULL },
+		       1);
+}
+
+static int metrics_listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	chmod(path, 0660); /* root and its group: what a node's scraper runs as */
+	return fd;
+}
+
+static int metrics_listen_tcp(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * One scrape: read the request for at most 1 s, answer, close. Enforcement never waits on a
+ * scraper (the programs run in the kernel); the control socket waits at most this long.
+ */
+static void serve_metrics(int fd)
+{
+	char req[METRICS_REQUEST_MAX], hdr[256];
+	struct metrics_buf b = { 0 };
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + 1000000000ULL;
+	size_t len = 0;
+	bool head = false;
+	int status = 0;
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	while (!status) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+		ssize_t n;
+
+		if (now >= deadline || poll(&pfd, 1, (deadline - now) / 1000000 + 1) <= 0) {
+			status = 408;
+			break;
+		}
+		n = read(fd, req + len, sizeof(req) - len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			close(fd); /* gone before a request: nothing to answer */
+			return;
+		}
+		len += n;
+		status = metrics_http_route(req, len, &head);
+	}
+	if (status == 200) {
+		d.n.scrapes++;
+		metrics_text(&b);
+		if (b.oom)
+			status = 500;
+	}
+	snprintf(hdr, sizeof(hdr),
+		 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+		 status, metrics_http_reason(status),
+		 status == 200 ? "text/plain; version=0.0.4; charset=utf-8" : "text/plain",
+		 status == 200 ? b.len : strlen(metrics_http_reason(status)) + 1);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	{
+		struct timeval tv = { .tv_sec = 1 };
+		struct iovec iov[2] = { { hdr, strlen(hdr) } };
+		char body[64];
+
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (status == 200) {
+			iov[1] = (struct iovec){ b.s, head ? 0 : b.len };
+		} else {
+			snprintf(body, sizeof(body), "%s\n", metrics_http_reason(status));
+			iov[1] = (struct iovec){ body, head ? 0 : strlen(body) };
+		}
+		if (writev(fd, iov, 2) < 0 && d.verbose)
+			log_info("metrics: writing the reply: %s", strerror(errno));
+	}
+	metrics_buf_free(&b);
+	close(fd);
 }
 
 static void serve(int fd)
@@ -1190,13 +1753,14 @@ static void serve(int fd)
 		break;
 	}
 	case PROTO_RELOAD:
-		rep = op_reload();
+		rep = reload_run("request");
 		break;
 	case PROTO_REGISTER:
 		rep = op_register(&q, false);
 		break;
 	case PROTO_ASSIGN:
 		rep = op_register(&q, true);
+		prof_collect(); /* the removed profile it had may have no container left */
 		break;
 	case PROTO_UNREGISTER:
 		if (!registry_find(&d.reg, q.container)) {
@@ -1204,13 +1768,35 @@ static void serve(int fd)
 			break;
 		}
 		reg_delete(q.container, "on request");
+		prof_collect();
 		rep = proto_reply_ok();
 		break;
 	case PROTO_EVENTS:
 		rep = op_events(&q, fd, &keep);
 		break;
+	case PROTO_METRICS: {
+		struct metrics_buf b = { 0 };
+
+		metrics_text(&b);
+		if (b.oom) {
+			rep = proto_reply_error("metrics: out of memory");
+		} else {
+			rep = proto_reply_ok();
+			json_object_object_add(rep, "text", json_object_new_string(b.s ? b.s : ""));
+		}
+		metrics_buf_free(&b);
+		break;
+	}
 	default:
 		rep = proto_reply_error("op not implemented");
+	}
+	if (q.op == PROTO_REGISTER) {
+		json_object *ok;
+
+		if (json_object_object_get_ex(rep, "ok", &ok) && json_object_get_boolean(ok))
+			d.n.registrations++;
+		else
+			d.n.refusals++;
 	}
 	proto_request_clear(&q);
 reply:
@@ -1351,9 +1937,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: krsid [-v] [--profiles DIR] [--socket PATH] [--events FILE] [--log FILE]\n"
-		"             [--default-profile NAME] [--refresh-interval SECONDS] [--reset] [--unload]\n"
+		"             [--default-profile NAME] [--refresh-interval SECONDS] [--no-watch]\n"
+		"             [--metrics-socket PATH] [--metrics-port PORT] [--reset] [--unload]\n"
 		"  --refresh-interval  resolve the exact rules' file identities again every SECONDS\n"
 		"             (default %d; 0 = only when profiles and registrations change)\n"
+		"  --no-watch  reload profiles only on request (krsictl profile reload), not when a\n"
+		"             file of the directory (or a ConfigMap's ..data) changes\n"
+		"  --metrics-socket  Prometheus metrics over HTTP on this unix socket\n"
+		"             (default " METRICS_SOCKET_PATH "; \"\" = none)\n"
+		"  --metrics-port  and on 127.0.0.1:PORT (default: none)\n"
 		"  --reset    unpin and reload the BPF programs (enforcement stops for a moment)\n"
 		"  --unload   unpin everything and exit: no more enforcement\n",
 		REFRESH_INTERVAL_S);
@@ -1369,6 +1961,9 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "default-profile", required_argument, NULL, 'd' },
 		{ "refresh-interval", required_argument, NULL, 'r' },
+		{ "no-watch", no_argument, NULL, 'W' },
+		{ "metrics-socket", required_argument, NULL, 'M' },
+		{ "metrics-port", required_argument, NULL, 'T' },
 		{ "reset", no_argument, NULL, 'R' },
 		{ "unload", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1414,6 +2009,26 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			d.refresh_s = v;
+			break;
+		}
+		case 'W':
+			d.watch = false;
+			break;
+		case 'M':
+			d.metrics_path = optarg;
+			break;
+		case 'T': {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || v < 1 || v > 65535) {
+				fprintf(stderr, "krsid: --metrics-port %s: expected a port, 1 to 65535\n",
+					optarg);
+				return 2;
+			}
+			d.metrics_port = v;
 			break;
 		}
 		case 'R':
@@ -1500,9 +2115,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	config_set_deny(prof_deny_all(), true);
-	r = prof_reload(NULL, NULL, &err);
-	if (r < 0)
-		log_info("loading profiles: %s; keeping the installed ones", err.msg);
+	{
+		char file[4096];
+
+		r = prof_reload(NULL, NULL, NULL, file, sizeof(file), &err);
+		if (r < 0)
+			log_info("loading profiles: %s; keeping the installed ones", err.msg);
+	}
 	if (!prof_find(d.default_profile))
 		log_info("default profile %s is not installed: registrations without a profile "
 			 "will fail", d.default_profile);
@@ -1544,12 +2163,45 @@ int main(int argc, char **argv)
 	epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.timer_fd, &ev);
 	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = ring_buffer__epoll_fd(d.rb) };
 	epoll_ctl(d.epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(d.rb), &ev);
+	d.settle_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = d.settle_fd };
+	epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.settle_fd, &ev);
+	watch_start();
+	if (d.metrics_path[0]) {
+		d.metrics_fd = metrics_listen_unix(d.metrics_path);
+		if (d.metrics_fd < 0) {
+			log_info("metrics socket %s: %s", d.metrics_path, strerror(-d.metrics_fd));
+			return 1;
+		}
+		ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = d.metrics_fd };
+		epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.metrics_fd, &ev);
+	}
+	if (d.metrics_port) {
+		d.metrics_tcp_fd = metrics_listen_tcp(d.metrics_port);
+		if (d.metrics_tcp_fd < 0) {
+			log_info("metrics port 127.0.0.1:%d: %s", d.metrics_port,
+				 strerror(-d.metrics_tcp_fd));
+			return 1;
+		}
+		ev = (struct epoll_event){ .events = EPOLLIN, .data.fd = d.metrics_tcp_fd };
+		epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.metrics_tcp_fd, &ev);
+	}
 
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	d.started = time(NULL);
-	log_info("ready: %zu profiles, %zu containers, socket %s", d.n_prof, d.reg.n, d.socket_path);
+	{
+		char port[16] = "";
+
+		if (d.metrics_port)
+			snprintf(port, sizeof(port), "%d", d.metrics_port);
+		log_info("ready: %zu profiles, %zu containers, socket %s; profile directory %s %s; "
+			 "metrics on %s%s%s", d.n_prof, d.reg.n, d.socket_path, d.profile_dir,
+			 d.watch_fd >= 0 ? "watched" : d.watch ? "not watched yet" : "reloaded on request",
+			 d.metrics_path[0] ? d.metrics_path : "no socket",
+			 d.metrics_port ? " and 127.0.0.1:" : "", port);
+	}
 
 	while (!d.stop) {
 		struct epoll_event evs[16];
@@ -1575,12 +2227,27 @@ int main(int argc, char **argv)
 				if (read(d.timer_fd, &x, sizeof(x)) < 0)
 					continue;
 				reg_collect();
+				prof_collect();
 				slots_collect(false);
+				if (d.watch && d.watch_fd < 0)
+					watch_start();
 				if (d.refresh_s && now_ns(CLOCK_MONOTONIC) - d.refreshed_ns >=
 							   d.refresh_s * 1000000000ULL)
 					ids_refresh();
 			} else if (fd == ring_buffer__epoll_fd(d.rb)) {
 				ring_buffer__consume(d.rb);
+			} else if (fd == d.watch_fd) {
+				watch_read();
+			} else if (fd == d.settle_fd) {
+				uint64_t x;
+
+				if (read(d.settle_fd, &x, sizeof(x)) > 0)
+					json_object_put(reload_run("directory"));
+			} else if (fd == d.metrics_fd || fd == d.metrics_tcp_fd) {
+				int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+
+				if (cfd >= 0)
+					serve_metrics(cfd);
 			} else {
 				for (size_t k = 0; k < d.n_subs; k++)
 					if (d.subs[k].fd == fd) {
@@ -1594,5 +2261,7 @@ int main(int argc, char **argv)
 	ring_buffer__consume(d.rb);
 	log_info("stopping; LSM programs and policies stay in force");
 	unlink(d.socket_path);
+	if (d.metrics_fd >= 0)
+		unlink(d.metrics_path);
 	return 0;
 }

@@ -46,6 +46,7 @@ static const struct opdef {
 	[PROTO_EVENTS] = { "events",
 			   { { "follow", T_BOOL, false, offsetof(struct proto_request, follow) },
 			     S("container", container, false) } },
+	[PROTO_METRICS] = { "metrics" },
 };
 
 const char *proto_op_name(enum proto_op op)

@@ -124,6 +124,13 @@ struct {
 } stats SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, KRSI_MAX_VERDICT_KEYS);
+	__type(key, struct krsi_verdict_key);
+	__type(value, __u64);
+} verdicts SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct krsi_throttle_key);
@@ -314,6 +321,22 @@ static __always_inline void report(struct ctx *c, __u32 verdict, struct report *
 		st->events++;
 }
 
+/* One more verdict of this profile on this hook, for the metrics. */
+static __always_inline void count_verdict(struct ctx *c, __u32 hook, __u32 verdict)
+{
+	struct krsi_verdict_key vk = {
+		.profile_id = c->cg->profile_id, .hook = hook, .verdict = verdict
+	};
+	__u64 *n, one = 1;
+
+	n = bpf_map_lookup_elem(&verdicts, &vk);
+	if (n)
+		*n += 1; /* this CPU's count */
+	else if (bpf_map_update_elem(&verdicts, &vk, &one, BPF_NOEXIST) < 0 &&
+		 (n = bpf_map_lookup_elem(&verdicts, &vk)))
+		*n += 1; /* another CPU made the key first */
+}
+
 /* A rule matched: count, report, and return the verdict of the policy's mode. */
 static __always_inline int decide(struct ctx *c, struct report *r)
 {
@@ -321,6 +344,7 @@ static __always_inline int decide(struct ctx *c, struct report *r)
 	__u32 zero = 0;
 	bool enforce = c->pol->mode == KRSI_MODE_ENFORCE;
 
+	count_verdict(c, r->hook, enforce ? KRSI_VERDICT_DENY : KRSI_VERDICT_AUDIT);
 	st = bpf_map_lookup_elem(&stats, &zero);
 	if (enforce) {
 		__sync_fetch_and_add(&c->cg->denied, 1);
@@ -756,6 +780,7 @@ static __always_inline int self_check(__u32 key, __u32 id)
 	if (!policy_get(&c))
 		return 0;
 	__sync_fetch_and_add(&c.cg->denied, 1);
+	count_verdict(&c, KRSI_HOOK_SELF, KRSI_VERDICT_DENY);
 	report(&c, KRSI_VERDICT_DENY, &r);
 	return -EPERM;
 }

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 3
+#define KRSI_ABI_VERSION 4
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -249,6 +249,18 @@ struct krsi_stats {
 	__u64 denied;
 	__u64 audited;
 };
+
+/*
+ * Key of the verdicts map (per CPU, a __u64 count): denials and audits by profile and hook,
+ * for the metrics. Counted where the verdict is made, so throttling and a full ring buffer
+ * lose nothing here.
+ */
+struct krsi_verdict_key {
+	__u32 profile_id;
+	__u16 hook;	/* enum krsi_hook */
+	__u16 verdict;	/* enum krsi_verdict */
+};
+#define KRSI_MAX_VERDICT_KEYS 8192
 
 /* Key and value of the throttle LRU map. */
 struct krsi_throttle_key {

@@ -31,5 +31,6 @@ void test_hook(void);
 void test_events(void);
 void test_hookset(void);
 void test_identity(void);
+void test_metrics(void);
 
 #endif

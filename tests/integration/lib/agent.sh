@@ -11,3 +11,32 @@ agent_up() {
 	echo "krsid did not answer within 30 s"; tail -n 20 "$LOG"
 	return 1
 }
+
+# ---- shared by the suites that run probes in cgroups (CG, PROBE set by the suite) ----
+
+# in_cg CGROUP CMD...: run CMD as a member of /sys/fs/cgroup/CGROUP ("" = where we are).
+in_cg() {
+	local cg=$1; shift
+	if [ -z "$cg" ]; then "$@"; return; fi
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$cg" "$@"
+}
+
+# probe_says WANT CGROUP OP ARGS...: krsi-probe's answer in CGROUP is exactly WANT.
+probe_says() {
+	local want=$1 cg=$2 got; shift 2
+	got=$(in_cg "$cg" "$PROBE" "$@" 2>&1)
+	echo "krsi-probe $* in cgroup '${cg:-(here)}': got '$got', want '$want'"
+	[ "$got" = "$want" ]
+}
+
+
+# fails_with REGEX CMD...: CMD fails and its output matches REGEX.
+fails_with() {
+	local re=$1 out; shift
+	if out=$("$@" 2>&1); then
+		echo "expected a failure, got success: $out"
+		return 1
+	fi
+	echo "$out"
+	grep -Eq -- "$re" <<<"$out"
+}

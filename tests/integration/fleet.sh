@@ -1,0 +1,217 @@
+#!/bin/bash
+# Guest suite for what a cluster asks of krsid on a node: a profile directory laid out as a
+# Kubernetes ConfigMap volume (NAME.json -> ..data/NAME.json, ..data renamed over in one step by
+# the kubelet), watched and reloaded whole, never mixed; a bad version refused with the file
+# and reason; a removed profile kept for the containers that have it; Prometheus metrics on a
+# unix socket and on loopback TCP.
+# vm-args: --timeout 900
+set -u
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/agent.sh"
+
+PROBE=/usr/lib/krsi/krsi-probe
+CG=/sys/fs/cgroup
+K=/tmp/kf
+work=$(mktemp -d /tmp/fleet.XXXXXX)
+P=$work/profiles
+LOG=$work/krsid.log
+EVENTS=$work/events.log
+METRICS=/run/krsi/metrics.sock
+PORT=9637
+
+start_agent() {
+	krsid -p "$P" --log "$LOG" --events "$EVENTS" --default-profile k-one \
+		--metrics-port "$PORT" "$@" &
+	agent_pid=$!
+	agent_up
+}
+
+# k_one V: k-one version V. Odd versions deny $K/swap/f by an exact rule among 100, even ones
+# by a directory rule and also deny $K/b: a reload applied rule by rule would let a read of
+# swap/f through in between, and $K/b tells which version is in force.
+k_one() {
+	local i
+	printf '{ "name": "k-one", "version": %d, "mode": "enforce", ' "$1"
+	if [ $(($1 % 2)) = 1 ]; then
+		printf '"read": ["%s/swap/f"' "$K"
+		for i in $(seq 100); do printf ', "%s/v1-%d"' "$K" "$i"; done
+		printf '] }\n'
+	else
+		printf '"read_dirs": ["%s/swap"], "read": ["%s/b"] }\n' "$K" "$K"
+	fi
+}
+k_two() {
+	printf '{ "name": "k-two", "version": %d, "mode": "enforce", "connect": ["127.0.0.2/32:9"] }\n' "$1"
+}
+
+# publish DIR: make DIR's files the profile directory's content the way the kubelet updates a
+# ConfigMap volume: a new timestamped directory, a ..data_tmp link to it renamed over ..data,
+# a NAME.json -> ..data/NAME.json link per key, links of removed keys deleted, old data gone.
+publish() {
+	local ts f n
+	ts=..$(date +%Y_%m_%d_%H_%M_%S.%N)
+	cp -a "$1" "$P/$ts" || return 1
+	ln -sfn "$ts" "$P/..data_tmp" && mv -T "$P/..data_tmp" "$P/..data" || return 1
+	for f in "$P/$ts"/*.json; do
+		n=${f##*/}
+		[ -L "$P/$n" ] || ln -s "..data/$n" "$P/$n"
+	done
+	for f in "$P"/*.json; do
+		n=${f##*/}
+		[ -e "$P/$ts/$n" ] || rm -f "$P/$n"
+	done
+	for f in "$P"/..20*; do
+		[ "$f" = "$P/$ts" ] || rm -rf "$f"
+	done
+}
+
+# version_dir NAME K_ONE K_TWO: $work/NAME with k-one and k-two at those versions ("-" = absent).
+version_dir() {
+	rm -rf "${work:?}/$1" && mkdir -p "$work/$1"
+	[ "$2" = - ] || k_one "$2" >"$work/$1/k-one.json"
+	[ "$3" = - ] || k_two "$3" >"$work/$1/k-two.json"
+}
+
+# within_2s WANT CGROUP OP ARGS...: the probe says WANT within 2 s; prints how long it took.
+within_2s() {
+	local t0 t1 want=$1 cg=$2 got; shift 2
+	t0=$(date +%s%N)
+	while :; do
+		got=$(in_cg "$cg" "$PROBE" "$@" 2>&1)
+		t1=$(date +%s%N)
+		[ "$got" = "$want" ] && { echo "after $(( (t1 - t0) / 1000000 )) ms"; return 0; }
+		[ $((t1 - t0)) -gt 2000000000 ] && break
+		sleep 0.05
+	done
+	echo "krsi-probe $* in $cg: still '$got' after 2 s, want '$want'"
+	return 1
+}
+
+version_of() { # PROFILE: its installed version, or nothing
+	krsictl profile list --json | jq -r --arg n "$1" '.profiles[] | select(.name == $n) | .version'
+}
+
+scrape() { # REQUEST [nc args...]: one HTTP exchange with the metrics socket (or ARGS)
+	local req=$1; shift
+	if [ $# = 0 ]; then set -- -U "$METRICS"; fi
+	printf '%b' "$req" | nc -N -w 5 "$@"
+}
+
+metric() { # NAME{LABELS}: its value in krsictl metrics, 0 when absent
+	krsictl metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
+}
+
+mkdir -p "$K/swap" "$P"
+echo f >"$K/swap/f"
+echo b >"$K/b"
+for c in kf-one kf-two kf-three; do mkdir -p "$CG/$c"; done
+version_dir v1 1 1
+publish "$work/v1"
+
+# ---- start: the directory is watched ----
+
+check "krsid starts on a ConfigMap-style directory, metrics on a socket and 127.0.0.1:$PORT" start_agent
+check_output "it says the directory is watched" "profile directory $P watched" cat "$LOG"
+check "k-one and k-two are at version 1" test "$(version_of k-one)/$(version_of k-two)" = 1/1
+check "register kf-one under k-one" krsictl register kf-one --cgroup /kf-one --profile k-one
+check "register kf-two under k-two" krsictl register kf-two --cgroup /kf-two --profile k-two
+check "k-one v1 denies swap/f" probe_says EPERM kf-one read $K/swap/f
+check "k-one v1 lets $K/b be read" probe_says ok kf-one read $K/b
+check "k-two denies its connect" probe_says EPERM kf-two connect 127.0.0.2 9
+
+# ---- ConfigMap updates under a loop: no request, no mixed state ----
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/kf-one" "$PROBE" read-loop $K/swap/f 300 \
+	>"$work/loop.out" 2>&1 &
+loop_pid=$!
+for v in 2 3 4 5; do
+	version_dir "v$v" "$v" 1
+	publish "$work/v$v"
+	if [ $((v % 2)) = 0 ]; then
+		check "update to k-one v$v: in force within 2 s ($K/b denied)" within_2s EPERM kf-one read $K/b
+	else
+		check "update to k-one v$v: in force within 2 s ($K/b allowed)" within_2s ok kf-one read $K/b
+	fi
+	check "k-one is at version $v, and no reload was requested" test "$(version_of k-one)" = "$v"
+done
+check "the read loop was still running after the updates" kill -TERM "$loop_pid"
+wait "$loop_pid"
+echo "# read loop during the updates: $(cat "$work/loop.out")"
+check_output "the read loop never got through during the updates" '^ok=0 EPERM=[1-9][0-9]* other=0$' \
+	cat "$work/loop.out"
+check "k-two, unchanged, was not reinstalled" test "$(version_of k-two)" = 1
+
+# ---- a bad update changes nothing ----
+failures=$(metric krsi_profile_reload_failures_total)
+version_dir bad 6 2
+echo '{ "name": "k-one", "version": 6, ' >"$work/bad/k-one.json"
+publish "$work/bad"
+sleep 1.5
+check "after a bad update k-one is still at version 5" test "$(version_of k-one)" = 5
+check "and k-two, valid in that update, still at version 1" test "$(version_of k-two)" = 1
+check "k-one v5 still in force (\$K/b allowed)" probe_says ok kf-one read $K/b
+check_output "the log names the file and the reason" \
+	"reload \\(directory\\) refused: profile k-one.json: not valid JSON at byte [0-9]+: .*; the running policy stays" cat "$LOG"
+refused_files() {
+	jq -r 'select(.type == "reload" and .result == "refused" and .trigger == "directory") | .file' "$EVENTS"
+}
+check_output "a reload event says refused, with the file" "^$P/k-one.json\$" refused_files
+check "krsi_profile_reload_failures_total counted it" \
+	test "$(metric krsi_profile_reload_failures_total)" -gt "$failures"
+
+# ---- a removed profile stays for its containers, then goes ----
+version_dir v7 7 -
+publish "$work/v7"
+check "k-one v7 in force within 2 s" within_2s ok kf-one read $K/b
+check_output "k-two, removed but used by kf-two, is kept and listed as removed" \
+	'^k-two .*removed from the directory' krsictl profile list
+check "kf-two is still confined by it" probe_says EPERM kf-two connect 127.0.0.2 9
+check "a new registration under k-two is refused" \
+	fails_with "profile k-two: removed from $P" krsictl register kf-three --cgroup /kf-three --profile k-two
+check "unregister kf-two" krsictl unregister kf-two
+check "k-two is uninstalled with its last container" test -z "$(version_of k-two)"
+check_output "its hook is detached" 'hook socket_connect detached' cat "$LOG"
+check "kf-two's cgroup connects freely now" probe_says ok kf-two connect 127.0.0.2 9
+
+# ---- a plain file in the directory (not a ConfigMap key) ----
+k_two 3 | sed 's/k-two/k-plain/' >"$work/k-plain.json.tmp" && mv "$work/k-plain.json.tmp" "$P/k-plain.json"
+sleep 1
+check "a file moved in is installed" test "$(version_of k-plain)" = 3
+rm -f "$P/k-plain.json"
+sleep 1
+check "removed, with no container, it is uninstalled" test -z "$(version_of k-plain)"
+
+# ---- metrics ----
+m='krsi_denials_total{profile="k-one",hook="read"}'
+before=$(metric "$m")
+for _ in 1 2 3 4 5; do in_cg kf-one "$PROBE" read $K/swap/f >/dev/null 2>&1; done
+check "5 denied reads add exactly 5 to $m" test "$(metric "$m")" = $((before + 5))
+check_output "krsictl metrics counts the registered containers" '^krsi_containers\{profile="k-one"\} 1$' \
+	krsictl metrics
+check_output "a scrape of the unix socket: 200, the Prometheus content type" \
+	'Content-Type: text/plain; version=0.0.4' scrape 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'
+check_output "the scrape has the denial counter" "^krsi_denials_total\\{profile=\"k-one\",hook=\"read\"\\} $((before + 5))" \
+	scrape 'GET /metrics HTTP/1.0\r\n\r\n'
+check_output "a scrape on 127.0.0.1:$PORT" '^krsi_hook_attached\{hook="file_open"\} 1' \
+	scrape 'GET /metrics HTTP/1.0\r\n\r\n' 127.0.0.1 "$PORT"
+check_output "another path: 404" '^HTTP/1.1 404 Not Found' scrape 'GET / HTTP/1.0\r\n\r\n'
+check_output "another method: 405" '^HTTP/1.1 405 Method Not Allowed' scrape 'BREW /metrics HTTP/1.0\r\n\r\n'
+check_output "a malformed request: 400" '^HTTP/1.1 400 Bad Request' scrape 'GET /metrics\r\n\r\n'
+(sleep 3 | nc -U "$METRICS" >"$work/slow.out" 2>&1) &
+slow=$!
+sleep 0.3
+check "a scraper that never finishes its request does not stop the control socket" krsictl status
+wait "$slow"
+check_output "it gets 408 after a second" '^HTTP/1.1 408 Request Timeout' cat "$work/slow.out"
+check "a non-root user cannot connect to the metrics socket" \
+	fails_with '[Pp]ermission denied' setpriv --reuid=1000 --regid=1000 --clear-groups nc -U -N "$METRICS" </dev/null
+
+# ---- stop ----
+kill "$agent_pid"
+wait "$agent_pid" 2>/dev/null
+check "krsid stops on SIGTERM" sh -c '! krsictl status >/dev/null 2>&1'
+check "the metrics socket is gone with it" test ! -e "$METRICS"
+krsid --unload >/dev/null 2>&1
+for c in kf-one kf-two kf-three; do rmdir "$CG/$c" 2>/dev/null; done
+rm -rf "$work" "$K"
+tap_done

@@ -8,7 +8,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= profile protocol oci_state oci_inject identity
+FUZZ_TARGETS ?= profile protocol oci_state oci_inject identity metrics_http
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 export FUZZ_SECONDS FUZZ_TARGETS
@@ -19,6 +19,7 @@ FUZZ_OBJ_protocol := protocol
 FUZZ_OBJ_oci_state := oci_state protocol
 FUZZ_OBJ_oci_inject := oci_inject
 FUZZ_OBJ_identity := identity
+FUZZ_OBJ_metrics_http := metrics
 
 $(FUZZ_DIR)/obj:
 	@mkdir -p $@

@@ -232,6 +232,19 @@ static void test_holds(void)
 	CHECK(identity_view_keys(&p, 2, &root, &v, &keys, &holds, &n) == 0 && n == 1 &&
 		      keys[0].ino == ino && keys[0].slot == 2,
 	      "renamed away from the rule's path, it stays (under the new slot)");
+	{
+		char other[] = "/elsewhere", *other_rules[] = { other };
+		struct profile q = { .name = "t", .paths[PROFILE_EXEC] = other_rules,
+				     .n_paths[PROFILE_EXEC] = 1 };
+		struct krsi_inode_key *k2;
+		struct identity_hold *h2;
+		size_t n2;
+
+		CHECK(identity_view_keys(&q, 3, &root, &v, &k2, &h2, &n2) == 0 && n2 == 0,
+		      "a version without the rule does not carry the renamed file's identity");
+		free(k2);
+		free(h2);
+	}
 	free(v.keys);
 	free(v.holds);
 	v.keys = keys;

@@ -1236,28 +1236,35 @@ static json_object *op_events(struct proto_request *q, int fd, bool *ret_keep)
 
 /* ---- requests ---- */
 
+/* The stats map's per-CPU values, summed. */
+static struct krsi_stats stats_sum(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct krsi_stats sum = { 0 }, *v;
+	__u32 zero = 0;
+
+	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return sum;
+	if (bpf_map_lookup_elem(d.obj.maps.stats, &zero, v) == 0)
+		for (int i = 0; i < ncpu; i++) {
+			sum.events += v[i].events;
+			sum.lost += v[i].lost;
+			sum.throttled += v[i].throttled;
+			sum.denied += v[i].denied;
+			sum.audited += v[i].audited;
+		}
+	free(v);
+	return sum;
+}
+
 static json_object *op_status(void)
 {
 	json_object *rep = proto_reply_ok(), *a = json_object_new_object(),
 		    *k = json_object_new_object(), *s = json_object_new_object();
-	int ncpu = libbpf_num_possible_cpus();
-	struct krsi_stats sum = { 0 };
+	struct krsi_stats sum = stats_sum();
 	struct krsi_config cfg = { 0 };
 	__u32 zero = 0;
 
-	if (ncpu > 0) {
-		struct krsi_stats *v = calloc(ncpu, sizeof(*v));
-
-		if (v && bpf_map_lookup_elem(d.obj.maps.stats, &zero, v) == 0)
-			for (int i = 0; i < ncpu; i++) {
-				sum.events += v[i].events;
-				sum.lost += v[i].lost;
-				sum.throttled += v[i].throttled;
-				sum.denied += v[i].denied;
-				sum.audited += v[i].audited;
-			}
-		free(v);
-	}
 	bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg);
 	kernel_features_probe(&d.kf);
 	json_object_object_add(a, "version", json_object_new_string(KRSID_VERSION));
@@ -1510,22 +1517,9 @@ static void metrics_verdicts(struct metrics_buf *b, uint32_t verdict, const char
 /* Everything krsid counts, in the Prometheus text format; "krsi_" names, "_total" counters. */
 static void metrics_text(struct metrics_buf *b)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct krsi_stats st = { 0 };
-	__u32 zero = 0;
-	char ver[32], start[32];
+	struct krsi_stats st = stats_sum();
+	char ver[32];
 
-	if (ncpu > 0) {
-		struct krsi_stats *v = calloc(ncpu, sizeof(*v));
-
-		if (v && bpf_map_lookup_elem(d.obj.maps.stats, &zero, v) == 0)
-			for (int i = 0; i < ncpu; i++) {
-				st.events += v[i].events;
-				st.lost += v[i].lost;
-				st.throttled += v[i].throttled;
-			}
-		free(v);
-	}
 	metrics_family(b, "krsi_denials_total", "counter",
 		       "Operations denied (enforce mode), by profile and hook.");
 	metrics_verdicts(b, KRSI_VERDICT_DENY, "krsi_denials_total");
@@ -1588,34 +1582,11 @@ static void metrics_text(struct metrics_buf *b)
 	metrics_family(b, "krsi_agent_start_time_seconds", "gauge",
 		       "When this krsid started, seconds since the epoch.");
 	metrics_sample(b, "krsi_agent_start_time_seconds", NULL, d.started);
-	snprintf(start, sizeof(start), "%s", KRSID_VERSION);
 	metrics_family(b, "krsi_build_info", "gauge", "krsid's version, and whether it adopted pins.");
 	metrics_sample(b, "krsi_build_info",
-		       (const char *const[]){ "version", start, "adopted",
+		       (const char *const[]){ "version", KRSID_VERSION, "adopted",
 					      d.obj.adopted ? "true" : "false", NULL },
 		       1);
-}
-
-static int metrics_listen_unix(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	unlink(path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	chmod(path, 0660); /* root and its group: what a node's scraper runs as */
-	return fd;
 }
 
 static int metrics_listen_tcp(int port)
@@ -1904,27 +1875,27 @@ static int recover(void)
 	return 0;
 }
 
-static int listen_socket(void)
+/* A listening unix socket at PATH (replacing a stale one), of mode MODE. */
+static int unix_listen(const char *path, int flags, int backlog, mode_t mode)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
 	mkdir("/run/krsi", 0755);
-	if (strlen(d.socket_path) >= sizeof(sa.sun_path))
+	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, d.socket_path);
-	unlink(d.socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | flags, 0);
 	if (fd < 0)
 		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, backlog) < 0) {
 		int r = -errno;
 
 		close(fd);
 		return r;
 	}
-	/* Anyone may connect; SO_PEERCRED turns away all but root with a clear reply. */
-	chmod(d.socket_path, 0666);
+	chmod(path, mode);
 	return fd;
 }
 
@@ -2149,7 +2120,8 @@ int main(int argc, char **argv)
 		log_info("ring buffer: %s", strerror(errno));
 		return 1;
 	}
-	d.listen_fd = listen_socket();
+	/* Anyone may connect; SO_PEERCRED turns away all but root with a clear reply. */
+	d.listen_fd = unix_listen(d.socket_path, 0, 64, 0666);
 	if (d.listen_fd < 0) {
 		log_info("control socket %s: %s", d.socket_path, strerror(-d.listen_fd));
 		return 1;
@@ -2168,7 +2140,8 @@ int main(int argc, char **argv)
 	epoll_ctl(d.epfd, EPOLL_CTL_ADD, d.settle_fd, &ev);
 	watch_start();
 	if (d.metrics_path[0]) {
-		d.metrics_fd = metrics_listen_unix(d.metrics_path);
+		/* root and its group: what a node's scraper runs as */
+		d.metrics_fd = unix_listen(d.metrics_path, SOCK_NONBLOCK, 16, 0660);
 		if (d.metrics_fd < 0) {
 			log_info("metrics socket %s: %s", d.metrics_path, strerror(-d.metrics_fd));
 			return 1;

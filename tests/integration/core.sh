@@ -11,8 +11,6 @@ lib=$(dirname "$0")/lib
 . "$lib/tap.sh"
 . "$lib/agent.sh"
 
-PROBE=/usr/lib/krsi/krsi-probe
-CG=/sys/fs/cgroup
 K=/tmp/kc                      # test files; short paths on purpose
 work=$(mktemp -d /tmp/core.XXXXXX)
 P=$work/profiles

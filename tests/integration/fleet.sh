@@ -10,8 +10,6 @@ lib=$(dirname "$0")/lib
 . "$lib/tap.sh"
 . "$lib/agent.sh"
 
-PROBE=/usr/lib/krsi/krsi-probe
-CG=/sys/fs/cgroup
 K=/tmp/kf
 work=$(mktemp -d /tmp/fleet.XXXXXX)
 P=$work/profiles

@@ -17,7 +17,6 @@ lib=$(dirname "$0")/lib
 . "$lib/bundle.sh"
 
 HOOK=/usr/libexec/krsi/krsi-oci-hook
-CG=/sys/fs/cgroup
 work=$(mktemp -d /tmp/hooks.XXXXXX)
 P=$work/profiles
 LOG=$work/krsid.log

@@ -12,7 +12,10 @@ agent_up() {
 	return 1
 }
 
-# ---- shared by the suites that run probes in cgroups (CG, PROBE set by the suite) ----
+# ---- shared by the suites that run probes in cgroups ----
+
+PROBE=/usr/lib/krsi/krsi-probe
+CG=/sys/fs/cgroup
 
 # in_cg CGROUP CMD...: run CMD as a member of /sys/fs/cgroup/CGROUP ("" = where we are).
 in_cg() {

@@ -4,6 +4,7 @@
  * bare cgroup2 hierarchy in older releases, and it has no cgroup id lookup, so getmntent() and
  * name_to_handle_at() do the job in a few lines.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -14,6 +15,21 @@
 
 #include "cgroup.h"
 #include "util.h"
+
+static char proc_dir[256] = "/proc";
+
+int host_proc_set(const char *dir)
+{
+	if (dir[0] != '/' || strlen(dir) >= sizeof(proc_dir))
+		return -EINVAL;
+	snprintf(proc_dir, sizeof(proc_dir), "%s", dir);
+	return 0;
+}
+
+const char *host_proc(void)
+{
+	return proc_dir;
+}
 
 int cgroup_parse_proc(const char *text, char *buf, size_t size)
 {
@@ -66,11 +82,14 @@ int cgroup_mount(const char **ret)
 
 int cgroup_of_pid(pid_t pid, char *buf, size_t size)
 {
-	char path[64], text[4096];
+	char path[320], text[4096];
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/cgroup");
+	else
+		snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -79,6 +98,32 @@ int cgroup_of_pid(pid_t pid, char *buf, size_t size)
 		return -errno;
 	text[n] = 0;
 	return cgroup_parse_proc(text, buf, size);
+}
+
+int64_t cgroup_scan_pid(const char *cg)
+{
+	size_t len = strlen(cg);
+	long long best = 0;
+	struct dirent *de;
+	DIR *dir = opendir(proc_dir);
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		char own[4096], *end;
+		long long pid;
+
+		errno = 0;
+		pid = strtoll(de->d_name, &end, 10);
+		if (errno || *end || pid <= 0 || (best && pid >= best))
+			continue;
+		if (cgroup_of_pid(pid, own, sizeof(own)) < 0)
+			continue;
+		if (!strncmp(own, cg, len) && (own[len] == 0 || own[len] == '/'))
+			best = pid;
+	}
+	closedir(dir);
+	return best;
 }
 
 int cgroup_id(const char *path, uint64_t *ret)

@@ -9,9 +9,23 @@
 
 /* The cgroup2 line ("0::/path") of a /proc/PID/cgroup text. Pure; tested on the host. */
 int cgroup_parse_proc(const char *text, char *buf, size_t size);
+/*
+ * The proc file system that host pids (the OCI state's, cgroup.procs') are looked up in:
+ * "/proc" unless krsid runs in a pod whose PID namespace is not the host's and has the host's
+ * /proc mounted elsewhere (--host-proc). DIR must be an absolute path.
+ */
+int host_proc_set(const char *dir);
+const char *host_proc(void);
 /* Where cgroup2 is mounted (cached). */
 int cgroup_mount(const char **ret);
+/* The cgroup of host pid PID (0: this process), as this cgroup namespace names it. */
 int cgroup_of_pid(pid_t pid, char *buf, size_t size);
+/*
+ * The lowest host pid in cgroup CG or below it, found through host_proc()'s pid directories
+ * (for when cgroup.procs shows none: its pids are those of the reader's PID namespace); 0 if
+ * none.
+ */
+int64_t cgroup_scan_pid(const char *cg);
 /* The id of the cgroup at PATH (relative to the mount, "/a/b"); -ENOENT when it is gone. */
 int cgroup_id(const char *path, uint64_t *ret);
 /* Search the hierarchy for the cgroup with ID. */

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 
+#include "cgroup.h"
 #include "identity.h"
 
 #define IDENTITY_TEXT_MAX (4 << 20) /* a mountinfo of some 20000 mounts */
@@ -94,15 +95,60 @@ int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev,
 	return -ENOENT;
 }
 
-/* Read a whole (proc) file of at most IDENTITY_TEXT_MAX bytes, NUL-terminated. */
-static int read_text(int dirfd, const char *path, char **ret)
+/*
+ * The host: the root and mount namespace that bundle paths and the host's view name. The
+ * agent's own unless identity_set_host() named a process (krsid --node-agent: pid 1 of the
+ * host's PID namespace that a node-agent pod shares).
+ */
+static struct {
+	int64_t pid;
+	int root; /* /proc/PID/root, open while pid is set */
+} host = { 0, -1 };
+
+int identity_set_host(int64_t pid, struct krsi_err *err)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	char p[320];
+	int fd;
+
+	if (pid <= 0) {
+		if (host.root >= 0)
+			close(host.root);
+		host.pid = 0;
+		host.root = -1;
+		return 0;
+	}
+	snprintf(p, sizeof(p), "%s/%lld/root", host_proc(), (long long)pid);
+	fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, -errno, "host root %s: %s", p, strerror(errno));
+	if (host.root >= 0)
+		close(host.root);
+	host.pid = pid;
+	host.root = fd;
+	return 0;
+}
+
+/*
+ * Open absolute PATH as the host names it: from the host's root, its symlinks resolved there
+ * (an absolute link inside a host path is the host's, not the agent's).
+ */
+static int host_open(const char *path, int flags)
+{
+	struct open_how how = { .flags = flags | O_CLOEXEC, .resolve = RESOLVE_IN_ROOT };
+	int fd;
+
+	if (host.root < 0)
+		return open(path, flags | O_CLOEXEC);
+	fd = syscall(SYS_openat2, host.root, path, &how, sizeof(how));
+	return fd < 0 ? -1 : fd;
+}
+
+/* Read a whole (proc) file of at most IDENTITY_TEXT_MAX bytes, NUL-terminated, from FD. */
+static int read_fd_text(int fd, char **ret)
+{
 	size_t len = 0, cap = 0;
 	char *buf = NULL;
 
-	if (fd < 0)
-		return -errno;
 	for (;;) {
 		ssize_t n;
 
@@ -138,6 +184,13 @@ static int read_text(int dirfd, const char *path, char **ret)
 	buf[len] = 0;
 	*ret = buf;
 	return 0;
+}
+
+static int read_text(int dirfd, const char *path, char **ret)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : read_fd_text(fd, ret);
 }
 
 /* ---- resolution ---- */
@@ -224,25 +277,29 @@ int identity_root_open_path(const char *root_path, struct identity_root *ret, st
 {
 	ret->mnt_root = -1;
 	ret->mountinfo_text = NULL;
-	ret->fd = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ret->fd = host_open(root_path, O_PATH | O_DIRECTORY);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "root %s: %s", root_path, strerror(errno));
-	ret->mnt_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ret->mnt_root = host_open("/", O_PATH | O_DIRECTORY);
 	if (ret->mnt_root < 0) {
 		int r = -errno;
 
 		identity_root_close(ret);
 		return err_set(err, r, "root /: %s", strerror(-r));
 	}
-	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/self/mountinfo");
+	if (host.root >= 0)
+		snprintf(ret->mountinfo, sizeof(ret->mountinfo), "%s/%lld/mountinfo", host_proc(),
+			 (long long)host.pid);
+	else
+		snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/self/mountinfo");
 	return 0;
 }
 
 int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_err *err)
 {
-	char p[64];
+	char p[320];
 
-	snprintf(p, sizeof(p), "/proc/%lld/root", (long long)pid);
+	snprintf(p, sizeof(p), "%s/%lld/root", host_proc(), (long long)pid);
 	ret->mnt_root = -1;
 	ret->mountinfo_text = NULL;
 	ret->fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -255,7 +312,8 @@ int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_e
 		identity_root_close(ret);
 		return err_set(err, r, "pid %lld: %s", (long long)pid, strerror(-r));
 	}
-	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "/proc/%lld/mountinfo", (long long)pid);
+	snprintf(ret->mountinfo, sizeof(ret->mountinfo), "%s/%lld/mountinfo", host_proc(),
+		 (long long)pid);
 	return 0;
 }
 
@@ -311,6 +369,7 @@ int identity_bundle_rootfs_text(const char *bundle, const char *cfg, const char 
 int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct krsi_err *err)
 {
 	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -1;
 	char cfg[PATH_MAX];
 	int r;
 
@@ -318,7 +377,8 @@ int identity_bundle_rootfs(const char *bundle, char *buf, size_t size, struct kr
 		return err_set(err, -EINVAL, "bundle %s: not an absolute path", bundle);
 	if (snprintf(cfg, sizeof(cfg), "%s/config.json", bundle) >= (int)sizeof(cfg))
 		return err_set(err, -ENAMETOOLONG, "bundle %s: path too long", bundle);
-	r = read_text(AT_FDCWD, cfg, &text);
+	fd = host_open(cfg, O_RDONLY);
+	r = fd < 0 ? -errno : read_fd_text(fd, &text);
 	if (r < 0)
 		return err_set(err, r, "bundle config %s: %s", cfg, strerror(-r));
 	return identity_bundle_rootfs_text(bundle, cfg, text, strlen(text), buf, size, err);

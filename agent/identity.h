@@ -77,13 +77,19 @@ int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret
 struct identity_root {
 	int fd;
 	int mnt_root;
-	char mountinfo[64];
+	char mountinfo[320];
 	char *mountinfo_text; /* read at the first resolution */
 };
 
-/* Open ROOT_PATH (a directory of this mount namespace): mountinfo of /proc/self. */
+/*
+ * Resolve host paths (bundles, roots, the host's view) in the root and mount namespace of
+ * host process PID (looked up in host_proc()) instead of the agent's own: for an agent in a
+ * pod (PID 1, the host's init). PID 0 goes back to the agent's own.
+ */
+int identity_set_host(int64_t pid, struct krsi_err *err);
+/* Open ROOT_PATH (a directory as the host names it): mountinfo of the host. */
 int identity_root_open_path(const char *root_path, struct identity_root *ret, struct krsi_err *err);
-/* Open the root of process PID, as it sees it. */
+/* Open the root of host process PID (in host_proc()), as it sees it. */
 int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_err *err);
 void identity_root_close(struct identity_root *r);
 

@@ -18,14 +18,17 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
+#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -91,6 +94,7 @@ static struct {
 	uint64_t refreshed_ns;
 	int epfd, listen_fd, timer_fd;
 	bool watch;		/* reload when the profile directory changes */
+	bool node_agent;	/* in a pod: host paths and cgroups are pid 1's */
 	int watch_fd, settle_fd; /* inotify on the directory; one-shot timer after a change */
 	const char *metrics_path; /* Prometheus text over HTTP on this unix socket ("" = none) */
 	int metrics_port;	  /* and on 127.0.0.1:PORT (0 = none) */
@@ -408,6 +412,7 @@ static int64_t cgroup_some_pid(const char *cg, int depth)
 	char path[4096];
 	_cleanup_fclose_ FILE *f = NULL;
 	long long pid, best = 0;
+	size_t hidden = 0;
 	DIR *dir;
 	struct dirent *de;
 
@@ -417,9 +422,14 @@ static int64_t cgroup_some_pid(const char *cg, int depth)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	while (fscanf(f, "%lld", &pid) == 1)
+	while (fscanf(f, "%lld", &pid) == 1) {
 		if (pid > 0 && (!best || pid < best))
 			best = pid;
+		hidden += pid == 0;
+	}
+	/* In a pod's own PID namespace cgroup.procs shows the host's processes as pid 0. */
+	if (!best && hidden)
+		return cgroup_scan_pid(cg);
 	if (best || depth <= 0)
 		return best;
 	snprintf(path, sizeof(path), "%s%s", mnt, cg);
@@ -515,11 +525,11 @@ static void ids_refresh(void)
 	for (size_t i = 0; i < d.reg.n; i++) {
 		struct registry_entry *e = &d.reg.v[i];
 		struct installed *ip = prof_find(e->profile);
-		char live[64];
+		char live[320];
 
 		if (!ip || !ip->p)
 			continue;
-		snprintf(live, sizeof(live), "/proc/%lld/root", (long long)e->pid);
+		snprintf(live, sizeof(live), "%s/%lld/root", host_proc(), (long long)e->pid);
 		if (cgroup_armed(e->cgroup_id) && (e->pid <= 0 || access(live, F_OK) < 0))
 			e->pid = cgroup_some_pid(e->cgroup, 3);
 		if (ids_container(e, ip->p, ip->slot, false, &err) < 0)
@@ -1019,6 +1029,8 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	} else {
 		snprintf(e.container, sizeof(e.container), "%s", q->container);
 		if (q->has_pid) {
+			if (q->pid <= 0 || q->pid > INT32_MAX)
+				return proto_reply_error("pid %lld: not a process id", (long long)q->pid);
 			r = cgroup_of_pid(q->pid, e.cgroup, sizeof(e.cgroup));
 			if (r < 0)
 				return proto_reply_error("pid %lld: cannot read its cgroup: %s",
@@ -1899,6 +1911,91 @@ static int unix_listen(const char *path, int flags, int backlog, mode_t mode)
 	return fd;
 }
 
+/* Does PATH name the same file in the agent's root and in the host's (pid 1's)? */
+static bool same_as_host(const char *path)
+{
+	char hp[4400];
+	struct stat a, b;
+
+	snprintf(hp, sizeof(hp), "%s/1/root%s", host_proc(), path);
+	return stat(path, &a) == 0 && stat(hp, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static bool same_ns(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
+}
+
+/*
+ * --node-agent: krsid runs in a privileged pod. Host pids are looked up in host_proc() (the
+ * host's /proc: the pod's own with hostPID, else a hostPath mount given by --host-proc), bundle
+ * paths and the host's view in the root of the host's pid 1, cgroup paths in pid 1's cgroup
+ * namespace (joined here). The pins and the socket must be the host's: a private bpffs would
+ * take enforcement down with the pod, a private /run/krsi would hide the socket from the hook
+ * that the runtime runs on the host.
+ */
+static int node_agent_enter(struct krsi_err *err)
+{
+	char own[4096], sock_dir[4096], ns1[320], mnt1[320], *slash;
+	struct statfs st;
+	const char *mnt;
+	uint64_t id;
+	bool joined = false;
+	int r;
+
+	snprintf(ns1, sizeof(ns1), "%s/1/ns/cgroup", host_proc());
+	snprintf(mnt1, sizeof(mnt1), "%s/1/ns/mnt", host_proc());
+	if (access(ns1, F_OK) < 0)
+		return err_set(err, -errno, "--node-agent: %s: %s (is %s the host's /proc?)", ns1,
+			       strerror(errno), host_proc());
+	if (getpid() == 1 && same_ns(mnt1, "/proc/self/ns/mnt"))
+		return err_set(err, -EINVAL, "--node-agent: pid 1 of %s is krsid itself, not the "
+			       "host's init: give the pod hostPID: true, or mount the host's /proc "
+			       "and name it with --host-proc", host_proc());
+	if (!same_ns(ns1, "/proc/self/ns/cgroup")) {
+		_cleanup_close_ int fd = open(ns1, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || setns(fd, CLONE_NEWCGROUP) < 0)
+			return err_set(err, -errno, "--node-agent: joining the host's cgroup namespace "
+				       "(%s): %s", ns1, strerror(errno));
+		joined = true;
+	}
+	r = cgroup_mount(&mnt);
+	if (r < 0)
+		return err_set(err, r, "--node-agent: no cgroup2 file system mounted");
+	r = cgroup_of_pid(1, own, sizeof(own));
+	if (r == 0)
+		r = strcmp(own, "/") ? cgroup_id(own, &id) : 0;
+	if (r == 0) {
+		r = cgroup_of_pid(0, own, sizeof(own));
+		if (r == 0)
+			r = cgroup_id(own, &id);
+	}
+	if (r < 0)
+		return err_set(err, r, "--node-agent: the host's cgroups are not under %s: it is not "
+			       "the host's cgroup2 hierarchy (mount the host's /sys/fs/cgroup there)", mnt);
+	if (statfs("/sys/fs/bpf", &st) < 0 || st.f_type != BPF_FS_MAGIC || !same_as_host("/sys/fs/bpf"))
+		return err_set(err, -EINVAL, "--node-agent: /sys/fs/bpf is not the host's bpffs: the "
+			       "pins would go with the pod (mount the host's /sys/fs/bpf)");
+	snprintf(sock_dir, sizeof(sock_dir), "%s", d.socket_path);
+	slash = strrchr(sock_dir, '/');
+	if (slash && slash != sock_dir)
+		*slash = 0;
+	mkdir(sock_dir, 0755);
+	if (!same_as_host(sock_dir))
+		return err_set(err, -EINVAL, "--node-agent: %s is not the host's: the OCI hook on the "
+			       "host would not find the socket (mount the host's %s)", sock_dir, sock_dir);
+	r = identity_set_host(1, err);
+	if (r < 0)
+		return r;
+	log_info("node agent: host processes in %s, host paths in the root of its pid 1, cgroups "
+		 "in its namespace (%s); pins and %s are the host's", host_proc(),
+		 joined ? "joined" : "shared", sock_dir);
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	d.stop = 1;
@@ -1909,7 +2006,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: krsid [-v] [--profiles DIR] [--socket PATH] [--events FILE] [--log FILE]\n"
 		"             [--default-profile NAME] [--refresh-interval SECONDS] [--no-watch]\n"
-		"             [--metrics-socket PATH] [--metrics-port PORT] [--reset] [--unload]\n"
+		"             [--metrics-socket PATH] [--metrics-port PORT]\n"
+		"             [--node-agent [--host-proc DIR]] [--reset] [--unload]\n"
 		"  --refresh-interval  resolve the exact rules' file identities again every SECONDS\n"
 		"             (default %d; 0 = only when profiles and registrations change)\n"
 		"  --no-watch  reload profiles only on request (krsictl profile reload), not when a\n"
@@ -1917,6 +2015,9 @@ static void usage(FILE *f)
 		"  --metrics-socket  Prometheus metrics over HTTP on this unix socket\n"
 		"             (default " METRICS_SOCKET_PATH "; \"\" = none)\n"
 		"  --metrics-port  and on 127.0.0.1:PORT (default: none)\n"
+		"  --node-agent  krsid runs in a pod: bundles and the host's files are resolved in\n"
+		"             the root of the host's pid 1, cgroups in its cgroup namespace\n"
+		"  --host-proc  the host's /proc, mounted in the pod (default /proc: hostPID)\n"
 		"  --reset    unpin and reload the BPF programs (enforcement stops for a moment)\n"
 		"  --unload   unpin everything and exit: no more enforcement\n",
 		REFRESH_INTERVAL_S);
@@ -1935,6 +2036,8 @@ int main(int argc, char **argv)
 		{ "no-watch", no_argument, NULL, 'W' },
 		{ "metrics-socket", required_argument, NULL, 'M' },
 		{ "metrics-port", required_argument, NULL, 'T' },
+		{ "node-agent", no_argument, NULL, 'N' },
+		{ "host-proc", required_argument, NULL, 'P' },
 		{ "reset", no_argument, NULL, 'R' },
 		{ "unload", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -2002,6 +2105,15 @@ int main(int argc, char **argv)
 			d.metrics_port = v;
 			break;
 		}
+		case 'N':
+			d.node_agent = true;
+			break;
+		case 'P':
+			if (host_proc_set(optarg) < 0) {
+				fprintf(stderr, "krsid: --host-proc %s: expected an absolute path\n", optarg);
+				return 2;
+			}
+			break;
 		case 'R':
 			reset = true;
 			break;
@@ -2024,6 +2136,14 @@ int main(int argc, char **argv)
 		}
 	}
 	libbpf_set_print(libbpf_print);
+	if (strcmp(host_proc(), "/proc") && !d.node_agent) {
+		fprintf(stderr, "krsid: --host-proc needs --node-agent\n");
+		return 2;
+	}
+	if (d.node_agent && node_agent_enter(&err) < 0) {
+		log_info("refusing to start: %s", err.msg);
+		return 1;
+	}
 	if (unload) {
 		r = bpfobj_unpin_all(&err);
 		if (r < 0) {

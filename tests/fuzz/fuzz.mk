@@ -18,7 +18,7 @@ FUZZ_OBJ_profile := profile names
 FUZZ_OBJ_protocol := protocol
 FUZZ_OBJ_oci_state := oci_state protocol
 FUZZ_OBJ_oci_inject := oci_inject
-FUZZ_OBJ_identity := identity
+FUZZ_OBJ_identity := identity cgroup
 FUZZ_OBJ_metrics_http := metrics
 
 $(FUZZ_DIR)/obj:

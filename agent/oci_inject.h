@@ -13,7 +13,9 @@
 #define OCI_HOOK_PATH "/usr/libexec/krsi/krsi-oci-hook"
 /* The runtime kills the hook after this; the hook gives up on krsid before (5 s). */
 #define OCI_HOOK_TIMEOUT_S 10
-#define OCI_CONFIG_MAX (4 * 1024 * 1024)
+#ifndef OCI_CONFIG_MAX
+#define OCI_CONFIG_MAX (4 * 1024 * 1024) /* a bundle's config.json; oci_state.h has the same */
+#endif
 
 struct oci_inject_opts {
 	const char *hook_path; /* NULL: OCI_HOOK_PATH */

@@ -112,10 +112,38 @@ static void usage(FILE *f)
 		   "/usr/share/containers/oci/hooks.d/krsi.json\n");
 }
 
-/* A failure of the agent itself (not a refusal): fail-open may let the container start. */
+/* Is the container of S a podman pod's infra container (its bundle's config.json)? */
+static bool podman_infra(const struct oci_state *s)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	struct krsi_err err;
+	char path[4096];
+	size_t len;
+
+	if (!s->bundle || s->bundle[0] != '/' ||
+	    snprintf(path, sizeof(path), "%s/config.json", s->bundle) >= (int)sizeof(path))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || oci_state_read(fd, OCI_CONFIG_MAX, &buf, &len, &err) < 0)
+		return false;
+	return oci_config_is_podman_infra(buf, len);
+}
+
+/*
+ * A failure of the agent itself (not a refusal): fail-open may let the container start. So
+ * does a podman pod's infra container, which runs only podman's pause process and carries
+ * none of the pod's annotations: without it, a pod annotated fail-open (the agent's own) could
+ * never start while no krsid runs. The pod's other containers still follow their own
+ * annotations.
+ */
 static int unavailable(const struct oci_state *s, bool fail_open, const char *fail_open_why,
 		       const char *msg)
 {
+	if (!fail_open && podman_infra(s)) {
+		fail_open = true;
+		fail_open_why = "the rule for podman pod infra containers (they carry no annotations)";
+	}
 	if (!fail_open) {
 		return fail("container %s: %s", s->id, msg);
 	}

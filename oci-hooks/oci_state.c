@@ -202,6 +202,50 @@ void oci_state_clear(struct oci_state *s)
 	s->doc = NULL;
 }
 
+bool oci_config_is_podman_infra(const char *text, size_t len)
+{
+	static const char *const pause[] = { "/catatonit", "-P" };
+	json_object *doc, *a, *v, *proc, *args;
+	struct json_tokener *tok;
+	bool infra = false;
+
+	if (len > OCI_CONFIG_MAX || memchr(text, 0, len))
+		return false;
+	tok = json_tokener_new();
+	if (!tok)
+		return false;
+	doc = json_tokener_parse_ex(tok, text, len);
+	if (json_tokener_get_error(tok) != json_tokener_success)
+		goto out;
+	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
+		if (!isspace((unsigned char)text[i]))
+			goto out;
+	if (!json_object_is_type(doc, json_type_object) ||
+	    !json_object_object_get_ex(doc, "annotations", &a) ||
+	    !json_object_is_type(a, json_type_object) ||
+	    !json_object_object_get_ex(a, "io.container.manager", &v) ||
+	    !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), "libpod") ||
+	    json_object_object_get_ex(a, "io.kubernetes.cri-o.ContainerType", NULL) ||
+	    json_object_object_get_ex(a, "io.kubernetes.cri.container-type", NULL))
+		goto out;
+	if (!json_object_object_get_ex(doc, "process", &proc) ||
+	    !json_object_is_type(proc, json_type_object) ||
+	    !json_object_object_get_ex(proc, "args", &args) ||
+	    !json_object_is_type(args, json_type_array) || json_object_array_length(args) != 2)
+		goto out;
+	infra = true;
+	for (size_t i = 0; i < 2; i++) {
+		v = json_object_array_get_idx(args, i);
+		if (!json_object_is_type(v, json_type_string) || json_string_has_nul(v) ||
+		    strcmp(json_object_get_string(v), pause[i]))
+			infra = false;
+	}
+out:
+	json_tokener_free(tok);
+	json_object_put(doc);
+	return infra;
+}
+
 enum oci_stage oci_state_stage(const struct oci_state *s)
 {
 	return s->status && !strcmp(s->status, "stopped") ? OCI_STAGE_POSTSTOP : OCI_STAGE_PRESTART;

@@ -14,6 +14,10 @@
 
 /* More than this on stdin is an error: a state is a few hundred bytes plus annotations. */
 #define OCI_STATE_MAX (64 * 1024)
+/* A bundle's config.json (read by the hook only when krsid cannot be reached) is at most this. */
+#ifndef OCI_CONFIG_MAX
+#define OCI_CONFIG_MAX (4 * 1024 * 1024)
+#endif
 
 #define OCI_ANNOTATION_PROFILE "org.krsi.profile"
 #define OCI_ANNOTATION_FAIL_OPEN "org.krsi.fail-open"
@@ -45,6 +49,16 @@ int oci_state_read(int fd, size_t max, char **ret_buf, size_t *ret_len, struct k
  * messages name the field and the reason, not the input as a whole. */
 int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct krsi_err *err);
 void oci_state_clear(struct oci_state *s);
+
+/*
+ * Is TEXT (LEN bytes of a bundle's config.json) the infra container of a podman pod? podman
+ * gives it none of the pod's annotations, so the hook cannot see the pod's fail-open there.
+ * Recognised by what podman writes: "io.container.manager": "libpod", no container-type
+ * annotation (podman marks a pod's other containers "io.kubernetes.cri-o.ContainerType":
+ * "container"; CRI-O and containerd mark theirs too), and podman's pause process
+ * ["/catatonit", "-P"] as process.args. Anything else, malformed JSON included, is not.
+ */
+bool oci_config_is_podman_infra(const char *text, size_t len);
 
 /* The stage a state belongs to when the hook was given none: "stopped" is poststop, any other
  * status (creating, created) is prestart. */

@@ -3,7 +3,8 @@
  * libFuzzer target: the OCI state a runtime writes on krsi-oci-hook's stdin. The bytes go
  * through a pipe into oci_state_read() and oci_state_parse(), as the hook's main() does, then
  * straight into oci_state_parse(), which sees them without a NUL terminator. A refusal must say
- * why; an accepted state must name a valid container.
+ * why; an accepted state must name a valid container. The same bytes, read as a bundle's
+ * config.json, go through oci_config_is_podman_infra(): a yes needs podman's own annotation.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -76,5 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	via_pipe(data, size);
 	parse((const char *)data, size);
+	if (oci_config_is_podman_infra((const char *)data, size) &&
+	    !memmem(data, size, "libpod", 6))
+		abort();
 	return 0;
 }

@@ -318,10 +318,53 @@ static void test_inject_text(void)
 	free(again);
 }
 
+static void test_podman_infra(void)
+{
+	static const struct {
+		const char *config, *what;
+		bool infra;
+	} cases[] = {
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\"},"
+		  "\"process\":{\"args\":[\"/catatonit\",\"-P\"]}}",
+		  "podman's infra: libpod, no container type, /catatonit -P", true },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\","
+		  "\"io.kubernetes.cri-o.ContainerType\":\"container\"},"
+		  "\"process\":{\"args\":[\"/catatonit\",\"-P\"]}}",
+		  "a pod's other container running the same: not infra", false },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\","
+		  "\"io.kubernetes.cri.container-type\":\"sandbox\"},"
+		  "\"process\":{\"args\":[\"/catatonit\",\"-P\"]}}",
+		  "containerd's container type: not podman's infra", false },
+		{ "{\"annotations\":{},\"process\":{\"args\":[\"/catatonit\",\"-P\"]}}",
+		  "not made by podman (no io.container.manager)", false },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\"},"
+		  "\"process\":{\"args\":[\"/catatonit\",\"-P\",\"sh\"]}}",
+		  "more arguments than the pause process", false },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\"},"
+		  "\"process\":{\"args\":[\"/bin/sh\",\"-P\"]}}",
+		  "another program", false },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\"},"
+		  "\"process\":{\"args\":[\"/catatonit\\u0000x\",\"-P\"]}}",
+		  "a NUL inside the program name", false },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\"},"
+		  "\"process\":{\"args\":[\"/catatonit\",\"-P\"]}} x",
+		  "data after the object", false },
+		{ "{\"annotations\":{\"io.container.manager\":\"libpod\"},\"process\":",
+		  "cut short", false },
+		{ "[]", "not an object", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(oci_config_is_podman_infra(cases[i].config, strlen(cases[i].config)) ==
+			      cases[i].infra,
+		      "podman infra? %s: %s", cases[i].infra ? "yes" : "no", cases[i].what);
+}
+
 void test_hook(void)
 {
 	test_states();
 	test_annotations();
+	test_podman_infra();
 	test_read();
 	test_stages();
 	test_inject();

@@ -11,7 +11,7 @@ RESULTS := $(BUILD)/results
 GUEST := $(BUILD)/guest
 
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
-GUEST_SUITES ?= smoke kernel kernel-nobpf core hooks fleet
+GUEST_SUITES ?= smoke kernel kernel-nobpf core hooks fleet kube
 
 .PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check check demo bench clean clean-cache help
 
@@ -19,6 +19,7 @@ all: krsi-all
 
 include agent/krsi.mk
 include oci-hooks/hook.mk
+include agent/k8s/k8s.mk
 include tests/bench/bench.mk
 include tests/fuzz/fuzz.mk
 
@@ -30,6 +31,7 @@ help:
 	@echo "make check        host unit tests (also under ASan/UBSan), fuzzing, then the guest suites ($(GUEST_SUITES))"
 	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
 	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
+	@echo "make krsid-image  the krsid container image, an OCI archive: $(BUILD)/krsid-image.tar"
 	@echo "make bench        measure what krsi costs (guest instructions per operation), write tests/bench/results.md"
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"

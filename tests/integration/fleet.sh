@@ -15,7 +15,6 @@ work=$(mktemp -d /tmp/fleet.XXXXXX)
 P=$work/profiles
 LOG=$work/krsid.log
 EVENTS=$work/events.log
-METRICS=/run/krsi/metrics.sock
 PORT=9637
 
 start_agent() {
@@ -88,12 +87,6 @@ within_2s() {
 
 version_of() { # PROFILE: its installed version, or nothing
 	krsictl profile list --json | jq -r --arg n "$1" '.profiles[] | select(.name == $n) | .version'
-}
-
-scrape() { # REQUEST [nc args...]: one HTTP exchange with the metrics socket (or ARGS)
-	local req=$1; shift
-	if [ $# = 0 ]; then set -- -U "$METRICS"; fi
-	printf '%b' "$req" | nc -N -w 5 "$@"
 }
 
 metric() { # NAME{LABELS}: its value in krsictl metrics, 0 when absent

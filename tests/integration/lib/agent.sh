@@ -12,6 +12,16 @@ agent_up() {
 	return 1
 }
 
+METRICS=/run/krsi/metrics.sock
+
+# scrape REQUEST [nc args...]: one HTTP exchange with the metrics socket (or ARGS), printf %b
+# escapes in REQUEST.
+scrape() {
+	local req=$1; shift
+	if [ $# = 0 ]; then set -- -U "$METRICS"; fi
+	printf '%b' "$req" | nc -N -w 5 "$@"
+}
+
 # ---- shared by the suites that run probes in cgroups ----
 
 PROBE=/usr/lib/krsi/krsi-probe

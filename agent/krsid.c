@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -72,6 +73,19 @@ struct subscriber {
 	char container[KRSI_CONTAINER_MAX]; /* filter, "" = all */
 };
 
+/*
+ * A control client whose request is still arriving. Many are read at once, each up to its
+ * deadline, so a client that never finishes its request delays nobody; a whole request is
+ * then served at once, in arrival order of completion.
+ */
+#define MAX_CLIENTS 1024
+#define REQUEST_DEADLINE_MS 2000
+struct client {
+	int fd;
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+	struct proto_reader rd;
+};
+
 static struct {
 	const char *profile_dir, *socket_path, *events_path, *log_path, *default_profile;
 	bool verbose;
@@ -88,11 +102,14 @@ static struct {
 	size_t n_retired;
 	struct subscriber subs[MAX_SUBSCRIBERS];
 	size_t n_subs;
+	struct client clients[MAX_CLIENTS]; /* connected, their request not read whole yet */
+	size_t n_clients;
 	struct event_ring recent;
 	struct identity_table ids; /* file identities of exact rules, mirrored in inode_rules */
 	unsigned int refresh_s;	   /* resolve them again every REFRESH_S seconds (0 = never) */
 	uint64_t refreshed_ns;
 	int epfd, listen_fd, timer_fd;
+	int spare_fd; /* kept open to be closed when accept() runs out of fds */
 	bool watch;		/* reload when the profile directory changes */
 	bool node_agent;	/* in a pod: host paths and cgroups are pid 1's */
 	int watch_fd, settle_fd; /* inotify on the directory; one-shot timer after a change */
@@ -101,7 +118,8 @@ static struct {
 	int metrics_fd, metrics_tcp_fd;
 	struct {
 		uint64_t reloads, reload_failures, registrations, refusals, unregistrations,
-			uninstalled, subscribers_dropped, scrapes;
+			uninstalled, subscribers_dropped, scrapes, clients_busy, clients_timed_out,
+			clients_refused;
 	} n; /* this process's counters, for the metrics */
 	volatile sig_atomic_t stop;
 	time_t started;
@@ -112,6 +130,7 @@ static struct {
 	.metrics_path = METRICS_SOCKET_PATH,
 	.metrics_fd = -1,
 	.metrics_tcp_fd = -1,
+	.spare_fd = -1,
 	.profile_dir = "/etc/krsi/profiles",
 	.socket_path = PROTO_SOCKET_PATH,
 	.events_path = "/var/log/krsi/events.log",
@@ -597,72 +616,130 @@ static void ids_sweep(void)
 			 deleted);
 }
 
-/* Write P's rules under a fresh slot, then flip its policy: the one update a program sees. */
-static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *err)
+/*
+ * A reload installs in two steps, so that running out of map space changes nothing: every
+ * changed profile's rules are written under a fresh slot first (staged), and only when all
+ * of them fit are the policies flipped (published), one map update each.
+ */
+struct staged {
+	struct profile *p;
+	struct profile_compiled c;
+	uint32_t id, slot;
+	bool same; /* the installed version already: nothing written */
+};
+
+/* A map write failed with errno E: say which limit when the map is full. */
+static int rule_write_error(struct krsi_err *err, const char *profile, const char *what,
+			    size_t i, int e, int max, const char *limit)
+{
+	if (e == ENOSPC || e == E2BIG || e == ENOMEM)
+		return err_set(err, -ENOSPC, "profile %s: %s map full at rule %zu: it holds %d "
+			       "entries (%s) for all profiles together, a replaced version's "
+			       "included until it is retired", profile, what, i, max, limit);
+	return err_set(err, -e, "profile %s: writing %s rule %zu: %s", profile, what, i,
+		       strerror(e));
+}
+
+/* Take back what staging wrote under ST's slot: nothing points at it yet. */
+static void prof_unstage(struct staged *st)
+{
+	if (st->same)
+		return;
+	for (size_t i = 0; i < st->c.n_paths; i++)
+		bpf_map_delete_elem(d.obj.maps.path_rules, &st->c.paths[i]);
+	for (size_t j = 0; j < st->c.n_net; j++)
+		bpf_map_delete_elem(d.obj.maps.net_rules, &st->c.net[j]);
+	for (size_t m = 0; m < st->c.n_names; m++)
+		bpf_map_delete_elem(d.obj.maps.name_rules, &st->c.names[m]);
+	identity_drop_slot(&d.ids, st->slot);
+	profile_compiled_clear(&st->c);
+}
+
+/* Write P's rules and identities under a fresh slot; no program sees them yet. */
+static int prof_stage(struct profile *p, struct staged *st, struct krsi_err *err)
 {
 	struct installed *old = prof_find(p->name);
 	struct krsi_err herr = { "" };
-	struct profile_compiled c;
-	uint32_t id, slot;
 	__u8 one = 1;
 	int r = 0;
 	size_t i = 0, j = 0, m = 0;
 
-	*ret_changed = false;
-	if (old && old->digest == p->digest && old->p) {
-		profile_free(old->p);
-		old->p = p;
+	memset(st, 0, sizeof(*st));
+	st->p = p;
+	if (old && old->digest == p->digest) {
+		st->same = true;
 		return 0;
 	}
-	if (old && old->digest == p->digest) { /* adopted, unchanged */
-		old->p = p;
-		return 0;
-	}
-	if (!old && d.n_prof >= KRSI_MAX_PROFILES)
-		return err_set(err, -ENOSPC, "profile %s: too many profiles", p->name);
-	id = old ? old->id : d.next_id++;
-	slot = d.next_slot++;
-	r = profile_compile(p, id, slot, &c);
+	st->id = old ? old->id : d.next_id++;
+	st->slot = d.next_slot++;
+	r = profile_compile(p, st->id, st->slot, &st->c);
 	if (r < 0)
 		return err_set(err, r, "profile %s: %s", p->name, strerror(-r));
 	/* The hooks first: once the policy is published, every hook it names must run. */
-	r = hooks_attach(c.policy.deny, &herr);
+	r = hooks_attach(st->c.policy.deny, &herr);
+	if (r == 0)
+		r = config_set_deny(st->c.policy.deny, true);
 	if (r < 0) {
-		profile_compiled_clear(&c);
-		return err_set(err, r, "profile %s: %s", p->name, herr.msg);
+		profile_compiled_clear(&st->c);
+		return err_set(err, r, "profile %s: %s", p->name,
+			       herr.msg[0] ? herr.msg : "writing the config");
 	}
-	r = config_set_deny(c.policy.deny, true);
-	if (r < 0) {
-		profile_compiled_clear(&c);
-		return err_set(err, r, "profile %s: writing the config: %s", p->name, strerror(-r));
-	}
-	for (i = 0; i < c.n_paths; i++)
-		if (bpf_map_update_elem(d.obj.maps.path_rules, &c.paths[i], &one, BPF_ANY) < 0) {
-			r = err_set(err, -errno, "profile %s: writing path rule %zu: %s", p->name, i,
-				    strerror(errno));
+	for (i = 0; i < st->c.n_paths; i++)
+		if (bpf_map_update_elem(d.obj.maps.path_rules, &st->c.paths[i], &one, BPF_ANY) < 0) {
+			r = rule_write_error(err, p->name, "path", i, errno, KRSI_MAX_PATH_RULES,
+					     "KRSI_MAX_PATH_RULES");
 			goto undo;
 		}
-	for (j = 0; j < c.n_net; j++)
-		if (bpf_map_update_elem(d.obj.maps.net_rules, &c.net[j], &one, BPF_ANY) < 0) {
-			r = err_set(err, -errno, "profile %s: writing network rule %zu: %s", p->name,
-				    j, strerror(errno));
+	for (j = 0; j < st->c.n_net; j++)
+		if (bpf_map_update_elem(d.obj.maps.net_rules, &st->c.net[j], &one, BPF_ANY) < 0) {
+			r = rule_write_error(err, p->name, "network", j, errno, KRSI_MAX_NET_RULES,
+					     "KRSI_MAX_NET_RULES");
 			goto undo;
 		}
-	for (m = 0; m < c.n_names; m++)
-		if (bpf_map_update_elem(d.obj.maps.name_rules, &c.names[m], &one, BPF_ANY) < 0) {
-			r = err_set(err, -errno, "profile %s: writing name rule %zu: %s", p->name, m,
-				    strerror(errno));
+	for (m = 0; m < st->c.n_names; m++)
+		if (bpf_map_update_elem(d.obj.maps.name_rules, &st->c.names[m], &one, BPF_ANY) < 0) {
+			r = rule_write_error(err, p->name, "name", m, errno, KRSI_MAX_NAME_RULES,
+					     "KRSI_MAX_NAME_RULES");
 			goto undo;
 		}
 	/* The identities of its exact rules, for the host and every container under it. */
-	r = ids_profile(p, slot, &herr);
+	r = ids_profile(p, st->slot, &herr);
 	if (r < 0) {
 		r = err_set(err, r, "profile %s: %s", p->name, herr.msg);
 		goto undo;
 	}
-	if (bpf_map_update_elem(d.obj.maps.profiles, &id, &c.policy, BPF_ANY) < 0) {
-		r = err_set(err, -errno, "profile %s: writing policy: %s", p->name, strerror(errno));
-		goto undo;
+	return 0;
+undo:
+	while (i-- > 0)
+		bpf_map_delete_elem(d.obj.maps.path_rules, &st->c.paths[i]);
+	while (j-- > 0)
+		bpf_map_delete_elem(d.obj.maps.net_rules, &st->c.net[j]);
+	while (m-- > 0)
+		bpf_map_delete_elem(d.obj.maps.name_rules, &st->c.names[m]);
+	identity_drop_slot(&d.ids, st->slot);
+	profile_compiled_clear(&st->c);
+	return r;
+}
+
+/* Flip ST's policy to its staged slot: the one update a program sees. P is owned after. */
+static int prof_publish(struct staged *st, bool *ret_changed, struct krsi_err *err)
+{
+	struct installed *old = prof_find(st->p->name);
+	struct profile *p = st->p;
+
+	*ret_changed = false;
+	if (st->same) { /* unchanged, or adopted unchanged: only the parsed copy is new */
+		profile_free(old->p);
+		old->p = p;
+		return 0;
+	}
+	if (bpf_map_update_elem(d.obj.maps.profiles, &st->id, &st->c.policy, BPF_ANY) < 0) {
+		int r = err_set(err, -errno, "profile %s: writing policy: %s", p->name,
+				strerror(errno));
+
+		prof_unstage(st);
+		profile_free(p);
+		return r;
 	}
 	if (old) {
 		slot_retire(old->slot);
@@ -672,35 +749,25 @@ static int prof_install(struct profile *p, bool *ret_changed, struct krsi_err *e
 
 		if (!v) {
 			/* The policy is in the map; the next start adopts it. */
-			profile_compiled_clear(&c);
+			profile_compiled_clear(&st->c);
+			profile_free(p);
 			return err_set(err, -ENOMEM, "out of memory");
 		}
 		d.prof = v;
 		old = &d.prof[d.n_prof++];
 		memset(old, 0, sizeof(*old));
 		snprintf(old->name, sizeof(old->name), "%s", p->name);
-		old->id = id;
+		old->id = st->id;
 	}
-	old->slot = slot;
+	old->slot = st->slot;
 	old->mode = p->mode;
 	old->digest = p->digest;
 	old->version = p->version;
-	old->deny = c.policy.deny;
+	old->deny = st->c.policy.deny;
 	old->p = p;
 	*ret_changed = true;
-	profile_compiled_clear(&c);
+	profile_compiled_clear(&st->c);
 	return 0;
-undo:
-	/* Nothing points at this slot yet: take back what was written. */
-	while (i-- > 0)
-		bpf_map_delete_elem(d.obj.maps.path_rules, &c.paths[i]);
-	while (j-- > 0)
-		bpf_map_delete_elem(d.obj.maps.net_rules, &c.net[j]);
-	while (m-- > 0)
-		bpf_map_delete_elem(d.obj.maps.name_rules, &c.names[m]);
-	identity_drop_slot(&d.ids, slot);
-	profile_compiled_clear(&c);
-	return r;
 }
 
 /*
@@ -832,7 +899,8 @@ static int prof_reload(json_object *changed, json_object *unchanged, json_object
 		       char *ret_file, size_t file_size, struct krsi_err *err)
 {
 	struct profile **loaded = NULL;
-	size_t n = 0;
+	struct staged *st = NULL;
+	size_t n = 0, fresh = 0;
 	char gen[4096], gen2[4096], (*names)[KRSI_NAME_MAX] = NULL;
 	int r = 0;
 
@@ -856,25 +924,51 @@ static int prof_reload(json_object *changed, json_object *unchanged, json_object
 		r = err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		snprintf(names[i], sizeof(names[i]), "%s", loaded[i]->name);
+		fresh += !prof_find(loaded[i]->name);
+	}
+	if (d.n_prof + fresh > KRSI_MAX_PROFILES) {
+		r = err_set(err, -ENOSPC, "%zu profiles installed and %zu new ones: more than the %d "
+			    "that krsi holds (KRSI_MAX_PROFILES)", d.n_prof, fresh, KRSI_MAX_PROFILES);
+		goto out;
+	}
+	st = calloc(n + 1, sizeof(*st));
+	if (!st) {
+		r = err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Every changed profile's rules first: one that does not fit changes nothing. */
+	for (size_t i = 0; i < n; i++) {
+		r = prof_stage(loaded[i], &st[i], err);
+		if (r < 0) {
+			snprintf(ret_file, file_size, "%s/%s.json", d.profile_dir, loaded[i]->name);
+			while (i-- > 0)
+				prof_unstage(&st[i]);
+			goto out;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		bool ch;
 
-		r = prof_install(loaded[i], &ch, err);
+		r = prof_publish(&st[i], &ch, err);
+		loaded[i] = NULL; /* owned by its installed entry now, or freed */
 		if (r < 0) {
-			snprintf(ret_file, file_size, "%s/%s.json", d.profile_dir, loaded[i]->name);
-			goto out; /* a map write failed: the profiles before it are swapped */
+			/* A policy write after all rules fit: the ones before it are published. */
+			for (size_t k = i + 1; k < n; k++)
+				prof_unstage(&st[k]);
+			snprintf(ret_file, file_size, "%s/%s.json", d.profile_dir, names[i]);
+			goto out;
 		}
-		prof_find(loaded[i]->name)->removed = false;
+		prof_find(names[i])->removed = false;
 		if (ch && changed)
-			json_object_array_add(changed, json_object_new_string(loaded[i]->name));
+			json_object_array_add(changed, json_object_new_string(names[i]));
 		if (!ch && unchanged)
-			json_object_array_add(unchanged, json_object_new_string(loaded[i]->name));
+			json_object_array_add(unchanged, json_object_new_string(names[i]));
 		if (ch)
-			log_info("profile %s: version %llu installed (slot %u)", loaded[i]->name,
-				 (unsigned long long)loaded[i]->version, prof_find(loaded[i]->name)->slot);
-		loaded[i] = NULL; /* owned by its installed entry now */
+			log_info("profile %s: version %llu installed (slot %u)", names[i],
+				 (unsigned long long)prof_find(names[i])->version,
+				 prof_find(names[i])->slot);
 	}
 	/* Every file read and installed: what the directory no longer has goes, or waits. */
 	for (size_t i = 0; i < d.n_prof;) {
@@ -903,12 +997,13 @@ static int prof_reload(json_object *changed, json_object *unchanged, json_object
 		i++;
 	}
 out:
-	/* After the policies are published, whether all of them or only some were. */
+	/* The hooks and config bits the staging added for what was not published go again. */
 	hooks_detach_unused();
 	config_set_deny(prof_deny_all(), false);
 	for (size_t i = 0; i < n; i++)
 		profile_free(loaded[i]);
 	free(loaded);
+	free(st);
 	free(names);
 	return r;
 }
@@ -1586,7 +1681,18 @@ static void metrics_text(struct metrics_buf *b)
 			       d.obj.progs[i].attached);
 	metrics_family(b, "krsi_file_identities", "gauge", "File identities of exact rules held.");
 	metrics_sample(b, "krsi_file_identities", NULL, d.ids.n_refs);
-	metrics_family(b, "krsi_event_subscribers", "gauge", "Clients following the events.");
+	metrics_family(b, "krsi_control_clients_turned_away_total", "counter",
+		       "Control clients answered with an error before any request was served.");
+	metrics_sample(b, "krsi_control_clients_turned_away_total",
+		       (const char *const[]){ "reason", "not_root", NULL }, d.n.clients_refused);
+	metrics_sample(b, "krsi_control_clients_turned_away_total",
+		       (const char *const[]){ "reason", "busy", NULL }, d.n.clients_busy);
+	metrics_sample(b, "krsi_control_clients_turned_away_total",
+		       (const char *const[]){ "reason", "deadline", NULL }, d.n.clients_timed_out);
+	metrics_family(b, "krsi_control_clients_reading", "gauge",
+		       "Control clients whose request is still arriving.");
+	metrics_sample(b, "krsi_control_clients_reading", NULL, d.n_clients);
+		metrics_family(b, "krsi_event_subscribers", "gauge", "Clients following the events.");
 	metrics_sample(b, "krsi_event_subscribers", NULL, d.n_subs);
 	metrics_family(b, "krsi_event_subscribers_dropped_total", "counter",
 		       "Subscribers dropped because they could not keep up.");
@@ -1683,31 +1789,39 @@ static void serve_metrics(int fd)
 	close(fd);
 }
 
-static void serve(int fd)
+/* Reply REP (consumed) to FD, blocking for at most 2 s, and close it. */
+static void reply_close(int fd, json_object *rep)
+{
+	struct timeval tv = { .tv_sec = 2 };
+
+	char buf[4096];
+
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	proto_send(fd, rep);
+	json_object_put(rep);
+	/* Unread input would reset the connection at close, and the client could lose the reply
+	 * (an oversized request): what has arrived is read and dropped first. */
+	shutdown(fd, SHUT_WR);
+	for (int i = 0; i < 256 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0; i++)
+		;
+	close(fd);
+}
+
+/* Serve the whole request REQ (consumed) that FD sent; FD is closed, or kept as a subscriber. */
+static void serve(int fd, json_object *req)
 {
 	struct proto_request q;
 	struct krsi_err err = { "" };
-	json_object *req = NULL, *rep = NULL;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
+	json_object *rep = NULL;
 	struct timeval tv = { .tv_sec = 2 };
 	const char *s;
 	bool keep = false;
 	int r;
 
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0) {
-		rep = proto_reply_error("permission denied: krsid serves root only (uid %d)",
-					(int)cred.uid);
-		log_info("refused a client with uid %d, pid %d", (int)cred.uid, (int)cred.pid);
-		goto reply;
-	}
-	r = proto_recv(fd, PROTO_REQUEST_MAX, &req, &err);
-	if (r < 0) {
-		rep = proto_reply_error("%s", err.msg);
-		goto reply;
-	}
 	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	r = proto_request_parse(s, strlen(s), &q, &err);
 	if (r < 0) {
@@ -1799,6 +1913,124 @@ reply:
 			}
 	}
 	close(fd);
+}
+
+/* New control clients: root only, at most MAX_CLIENTS reading at once. */
+static void clients_accept(void)
+{
+	for (;;) {
+		int fd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct epoll_event ev = { .events = EPOLLIN };
+		socklen_t len = sizeof(struct ucred);
+		struct ucred cred = { 0 };
+		struct client *c;
+
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && d.spare_fd >= 0) {
+			/* Out of fds: the spare one lets the client hear why, not hang in the backlog
+			 * while the listening socket wakes the loop again and again. */
+			close(d.spare_fd);
+			fd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0) {
+				d.n.clients_busy++;
+				reply_close(fd, proto_reply_error("busy: krsid is out of file descriptors"));
+			}
+			d.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			continue;
+		}
+		if (fd < 0)
+			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0) {
+			d.n.clients_refused++;
+			log_info("refused a client with uid %d, pid %d", (int)cred.uid, (int)cred.pid);
+			reply_close(fd, proto_reply_error("permission denied: krsid serves root only "
+							  "(uid %d)", (int)cred.uid));
+			continue;
+		}
+		if (d.n_clients == MAX_CLIENTS) {
+			d.n.clients_busy++;
+			reply_close(fd, proto_reply_error("busy: %d clients are sending requests at once; "
+							  "try again", MAX_CLIENTS));
+			continue;
+		}
+		c = &d.clients[d.n_clients];
+		if (proto_reader_init(&c->rd, PROTO_REQUEST_MAX) < 0) {
+			reply_close(fd, proto_reply_error("out of memory"));
+			continue;
+		}
+		c->fd = fd;
+		c->deadline_ns = now_ns(CLOCK_MONOTONIC) + REQUEST_DEADLINE_MS * 1000000ULL;
+		ev.data.fd = fd;
+		if (epoll_ctl(d.epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			proto_reader_free(&c->rd);
+			reply_close(fd, proto_reply_error("epoll: %s", strerror(errno)));
+			continue;
+		}
+		d.n_clients++;
+	}
+}
+
+/* Forget client I (its fd stays open: the caller replies on it or serves it). */
+static int client_take(size_t i)
+{
+	int fd = d.clients[i].fd;
+
+	epoll_ctl(d.epfd, EPOLL_CTL_DEL, fd, NULL);
+	proto_reader_free(&d.clients[i].rd);
+	d.clients[i] = d.clients[--d.n_clients];
+	return fd;
+}
+
+/* FD is readable: if it is a client, read what is there and serve a whole request. */
+static bool client_read(int fd)
+{
+	struct krsi_err err = { "" };
+	json_object *req = NULL;
+	char buf[4096];
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < d.n_clients && d.clients[i].fd != fd; i++)
+		;
+	if (i == d.n_clients)
+		return false;
+	while (r == 0) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return true; /* the rest later, before its deadline */
+		if (n < 0) {
+			r = err_set(&err, -errno, "receive: %s", strerror(errno));
+			break;
+		}
+		r = proto_reader_feed(&d.clients[i].rd, buf, n, &req, &err);
+	}
+	fd = client_take(i);
+	if (r < 0)
+		reply_close(fd, proto_reply_error("%s", err.msg));
+	else
+		serve(fd, req);
+	return true;
+}
+
+/* Turn away the clients past their deadline; the milliseconds until the next one (-1: none). */
+static int clients_expire(void)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), next = UINT64_MAX;
+
+	for (size_t i = 0; i < d.n_clients;) {
+		if (d.clients[i].deadline_ns <= now) {
+			d.n.clients_timed_out++;
+			reply_close(client_take(i), proto_reply_error("timed out waiting for a message "
+								      "(%d ms)", REQUEST_DEADLINE_MS));
+			continue;
+		}
+		if (d.clients[i].deadline_ns < next)
+			next = d.clients[i].deadline_ns;
+		i++;
+	}
+	return next == UINT64_MAX ? -1 : (int)((next - now) / 1000000 + 1);
 }
 
 /* ---- start-up ---- */
@@ -2241,7 +2473,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* Anyone may connect; SO_PEERCRED turns away all but root with a clear reply. */
-	d.listen_fd = unix_listen(d.socket_path, 0, 64, 0666);
+	{
+		/* MAX_CLIENTS readers, subscribers and the maps need more than the usual 1,024. */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max &&
+		    rl.rlim_cur < 4 * MAX_CLIENTS) {
+			rl.rlim_cur = rl.rlim_max < 4 * MAX_CLIENTS ? rl.rlim_max : 4 * MAX_CLIENTS;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	d.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	d.listen_fd = unix_listen(d.socket_path, SOCK_NONBLOCK, MAX_CLIENTS, 0666);
 	if (d.listen_fd < 0) {
 		log_info("control socket %s: %s", d.socket_path, strerror(-d.listen_fd));
 		return 1;
@@ -2297,8 +2540,8 @@ int main(int argc, char **argv)
 	}
 
 	while (!d.stop) {
-		struct epoll_event evs[16];
-		int n = epoll_wait(d.epfd, evs, ARRAY_SIZE(evs), -1);
+		struct epoll_event evs[64];
+		int n = epoll_wait(d.epfd, evs, ARRAY_SIZE(evs), clients_expire());
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -2310,10 +2553,7 @@ int main(int argc, char **argv)
 			int fd = evs[i].data.fd;
 
 			if (fd == d.listen_fd) {
-				int cfd = accept4(d.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-
-				if (cfd >= 0)
-					serve(cfd);
+				clients_accept();
 			} else if (fd == d.timer_fd) {
 				uint64_t x;
 
@@ -2341,7 +2581,7 @@ int main(int argc, char **argv)
 
 				if (cfd >= 0)
 					serve_metrics(cfd);
-			} else {
+			} else if (!client_read(fd)) {
 				for (size_t k = 0; k < d.n_subs; k++)
 					if (d.subs[k].fd == fd) {
 						sub_remove(k);

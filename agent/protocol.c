@@ -277,62 +277,80 @@ int proto_send(int fd, json_object *o)
 	return 0;
 }
 
+int proto_reader_init(struct proto_reader *r, size_t max)
+{
+	*r = (struct proto_reader){ .max = max };
+	r->tok = json_tokener_new_ex(64);
+	return r->tok ? 0 : -ENOMEM;
+}
+
+void proto_reader_free(struct proto_reader *r)
+{
+	if (r->tok)
+		json_tokener_free(r->tok);
+	r->tok = NULL;
+}
+
+int proto_reader_feed(struct proto_reader *r, const char *buf, size_t n, json_object **ret,
+		      struct krsi_err *err)
+{
+	enum json_tokener_error jerr;
+	size_t start = 0;
+	json_object *o;
+
+	if (n == 0)
+		return err_set(err, -ECONNRESET, r->seen ? "message cut short: unexpected end of input"
+							  : "no message: the peer closed the connection");
+	r->total += n;
+	if (r->total > r->max)
+		return err_set(err, -EMSGSIZE, "message larger than %zu bytes", r->max);
+	/* Leading whitespace (a previous line's newline) is not part of a message. */
+	if (!r->seen)
+		while (start < n && isspace((unsigned char)buf[start]))
+			start++;
+	if (n == start)
+		return 0;
+	r->seen = true;
+	o = json_tokener_parse_ex(r->tok, buf + start, n - start);
+	jerr = json_tokener_get_error(r->tok);
+	if (!o && jerr != json_tokener_continue)
+		return err_set(err, -EINVAL, "message is not valid JSON: %s",
+			       json_tokener_error_desc(jerr));
+	if (!o)
+		return 0;
+	/* Bytes after a complete object are not read: a request is the only message its
+	 * direction carries, and event streams are read line by line. */
+	*ret = o;
+	return 1;
+}
+
 int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err)
 {
-	struct json_tokener *tok = json_tokener_new_ex(64);
-	enum json_tokener_error jerr = json_tokener_continue;
+	struct proto_reader rd;
 	json_object *o = NULL;
-	size_t total = 0;
 	char buf[4096];
-	bool seen = false;
-	int r = 0;
+	int r;
 
-	if (!tok)
+	if (proto_reader_init(&rd, max) < 0)
 		return -ENOMEM;
-	while (!o) {
+	do {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		size_t start = 0;
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			r = 0;
 			continue;
+		}
 		if (n < 0) {
 			r = err_set(err, -errno, errno == EAGAIN ? "timed out waiting for a message"
 								 : "receive: %s",
 				    strerror(errno));
 			break;
 		}
-		if (n == 0) {
-			r = err_set(err, -ECONNRESET, total ? "message cut short: unexpected end of input"
-							    : "no message: the peer closed the connection");
-			break;
-		}
-		total += n;
-		if (total > max) {
-			r = err_set(err, -EMSGSIZE, "message larger than %zu bytes", max);
-			break;
-		}
-		/* Leading whitespace (a previous line's newline) is not part of a message. */
-		if (!seen)
-			while (start < (size_t)n && isspace((unsigned char)buf[start]))
-				start++;
-		if ((size_t)n == start)
-			continue;
-		seen = true;
-		o = json_tokener_parse_ex(tok, buf + start, n - start);
-		jerr = json_tokener_get_error(tok);
-		if (!o && jerr != json_tokener_continue) {
-			r = err_set(err, -EINVAL, "message is not valid JSON: %s",
-				    json_tokener_error_desc(jerr));
-			break;
-		}
-		/* Bytes after a complete object are not read: a request is the only message
-		 * its direction carries, and event streams are read line by line. */
-	}
-	json_tokener_free(tok);
-	if (r < 0) {
-		json_object_put(o);
+		r = proto_reader_feed(&rd, buf, n, &o, err);
+	} while (r == 0);
+	proto_reader_free(&rd);
+	if (r < 0)
 		return r;
-	}
 	*ret = o;
 	return 0;
 }

@@ -80,6 +80,20 @@ json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(print
 
 /* Write O as one line. Returns 0 or -errno. */
 int proto_send(int fd, json_object *o);
+/*
+ * One message read in pieces, as they arrive on a non-blocking socket: proto_reader_feed()
+ * returns 1 and the object once it is whole, 0 while more is needed, and a negative errno with
+ * the reason for a message that is too big or not JSON. N = 0 is the peer's end of input.
+ */
+struct proto_reader {
+	struct json_tokener *tok;
+	size_t total, max;
+	bool seen; /* a byte other than leading whitespace */
+};
+int proto_reader_init(struct proto_reader *r, size_t max);
+int proto_reader_feed(struct proto_reader *r, const char *buf, size_t n, json_object **ret,
+		      struct krsi_err *err);
+void proto_reader_free(struct proto_reader *r);
 /* Read one JSON object of at most MAX bytes from FD (the peer need not close). */
 int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err);
 /* Client side: connect with a timeout on every read and write (0 = none). */

@@ -160,8 +160,58 @@ static void test_io(void)
 	close(sv[1]);
 }
 
+/* A request in pieces, as a non-blocking socket delivers it to krsid. */
+static void test_reader(void)
+{
+	static const char req[] = "\n  {\"version\":1,\"op\":\"status\"}\n{\"after\":1}";
+	struct krsi_err err = { "" };
+	struct proto_reader rd;
+	json_object *got = NULL, *v;
+	size_t i;
+	int r = 0;
+
+	CHECK(proto_reader_init(&rd, PROTO_REQUEST_MAX) == 0, "a reader");
+	for (i = 0; i < sizeof(req) - 1 && r == 0; i++)
+		r = proto_reader_feed(&rd, req + i, 1, &got, &err);
+	CHECK(r == 1 && got && json_object_object_get_ex(got, "op", &v) &&
+		      !strcmp(json_object_get_string(v), "status"),
+	      "fed one byte at a time, after leading whitespace: whole at its last byte (%s)",
+	      err.msg);
+	CHECK(i == 30, "and not a byte later (%zu bytes fed)", i);
+	json_object_put(got);
+	proto_reader_free(&rd);
+
+	proto_reader_init(&rd, PROTO_REQUEST_MAX);
+	CHECK(proto_reader_feed(&rd, "  \n", 3, &got, &err) == 0, "whitespace alone: more needed");
+	CHECK(proto_reader_feed(&rd, "", 0, &got, &err) == -ECONNRESET &&
+		      strstr(err.msg, "no message: the peer closed the connection"),
+	      "the end before a message: %s", err.msg);
+	proto_reader_free(&rd);
+
+	proto_reader_init(&rd, PROTO_REQUEST_MAX);
+	proto_reader_feed(&rd, "{\"version\":", 11, &got, &err);
+	CHECK(proto_reader_feed(&rd, "", 0, &got, &err) == -ECONNRESET &&
+		      strstr(err.msg, "message cut short"),
+	      "the end inside a message: %s", err.msg);
+	proto_reader_free(&rd);
+
+	proto_reader_init(&rd, PROTO_REQUEST_MAX);
+	CHECK(proto_reader_feed(&rd, "{\"version\":1,]", 15, &got, &err) == -EINVAL &&
+		      strstr(err.msg, "message is not valid JSON"),
+	      "malformed: %s", err.msg);
+	proto_reader_free(&rd);
+
+	proto_reader_init(&rd, 16);
+	r = proto_reader_feed(&rd, "{\"version\":1,", 13, &got, &err);
+	CHECK(r == 0 && proto_reader_feed(&rd, "\"op\":1}", 7, &got, &err) == -EMSGSIZE &&
+		      strstr(err.msg, "message larger than 16 bytes"),
+	      "over the cap across two pieces: %s", err.msg);
+	proto_reader_free(&rd);
+}
+
 void test_protocol(void)
 {
 	test_requests();
 	test_io();
+	test_reader();
 }

@@ -17,7 +17,7 @@ KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(BUILD)/obj/oci_inject.o $(KRSI_COMMON_OB
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h
 
-KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe
+KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe $(BUILD)/krsi-load
 
 krsi-all: $(KRSI_ALL)
 
@@ -44,6 +44,9 @@ $(BUILD)/krsictl: $(KRSICTL_OBJ)
 $(BUILD)/krsi-probe: agent/krsi-probe.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
 
+$(BUILD)/krsi-load: agent/krsi-load.c | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
+
 $(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ)
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) -ljson-c
 
@@ -61,6 +64,7 @@ krsi-install: $(KRSI_ALL)
 	install -D -m 0755 $(BUILD)/krsid $(DESTDIR)/usr/sbin/krsid
 	install -D -m 0755 $(BUILD)/krsictl $(DESTDIR)/usr/bin/krsictl
 	install -D -m 0755 $(BUILD)/krsi-probe $(DESTDIR)/usr/lib/krsi/krsi-probe
+	install -D -m 0755 $(BUILD)/krsi-load $(DESTDIR)/usr/lib/krsi/krsi-load
 	install -D -m 0644 $(BUILD)/krsi.bpf.o $(DESTDIR)/usr/lib/krsi/krsi.bpf.o
 	install -d $(DESTDIR)/etc/krsi/profiles
 	install -m 0644 agent/profiles/*.json $(DESTDIR)/etc/krsi/profiles/

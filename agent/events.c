@@ -51,19 +51,24 @@ static const char *wx_str(int why)
 	return NULL;
 }
 
+void event_time_str(int64_t real_ns, char *buf, size_t size)
+{
+	time_t sec = real_ns / 1000000000;
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), size - strlen(buf), ".%06lldZ",
+		 (long long)(real_ns % 1000000000) / 1000);
+}
+
 json_object *event_to_json(const struct krsi_event *e, const struct event_names *n,
 			   int64_t boot_to_real_ns)
 {
 	json_object *o = json_object_new_object();
-	int64_t real = (int64_t)e->time_ns + boot_to_real_ns;
-	time_t sec = real / 1000000000;
 	char buf[64], comm[KRSI_COMM_MAX + 1], path[KRSI_PATH_MAX + 1];
-	struct tm tm;
 
-	gmtime_r(&sec, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06lldZ",
-		 (long long)(real % 1000000000) / 1000);
+	event_time_str((int64_t)e->time_ns + boot_to_real_ns, buf, sizeof(buf));
 	add_str(o, "time", buf);
 	add_str(o, "hook", names_hook_str(e->hook) ?: "unknown");
 	add_str(o, "verdict", e->verdict == KRSI_VERDICT_DENY ? "deny" : "audit");

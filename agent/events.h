@@ -16,6 +16,8 @@ struct event_names {
 };
 
 /* BOOT_TO_REAL_NS converts CLOCK_BOOTTIME to CLOCK_REALTIME. Pure; tested on the host. */
+/* REAL_NS (CLOCK_REALTIME) as events write it: "2026-12-04T19:35:52.813749Z" (UTC, µs). */
+void event_time_str(int64_t real_ns, char *buf, size_t size);
 json_object *event_to_json(const struct krsi_event *e, const struct event_names *n,
 			   int64_t boot_to_real_ns);
 

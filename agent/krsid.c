@@ -778,21 +778,23 @@ static int prof_publish(struct staged *st, bool *ret_changed, struct krsi_err *e
 static void prof_uninstall(size_t i, const char *why)
 {
 	struct installed *ip = &d.prof[i];
+	static struct krsi_verdict_key gone[KRSI_MAX_VERDICT_KEYS];
 	struct krsi_verdict_key k, next;
+	size_t n_gone = 0;
 	void *prev = NULL;
 
 	bpf_map_delete_elem(d.obj.maps.profiles, &ip->id);
 	slot_retire(ip->slot);
-	/* Its verdict counters: the metrics of a profile that is gone go with it. */
+	/* Its verdict counters: the metrics of a profile that is gone go with it. Collected in
+	 * one walk, then deleted: a deletion during the walk would restart it. */
 	while (bpf_map_get_next_key(d.obj.maps.verdicts, prev, &next) == 0) {
 		k = next;
-		if (k.profile_id == ip->id) {
-			bpf_map_delete_elem(d.obj.maps.verdicts, &k);
-			prev = NULL; /* the walk starts again after a deletion */
-			continue;
-		}
 		prev = &k;
+		if (k.profile_id == ip->id && n_gone < KRSI_MAX_VERDICT_KEYS)
+			gone[n_gone++] = k;
 	}
+	for (size_t g = 0; g < n_gone; g++)
+		bpf_map_delete_elem(d.obj.maps.verdicts, &gone[g]);
 	log_info("profile %s: uninstalled (%s)", ip->name, why);
 	profile_free(ip->p);
 	memmove(ip, ip + 1, (d.n_prof - i - 1) * sizeof(*ip));
@@ -1258,15 +1260,9 @@ static void publish(json_object *o, const char *container, bool agent)
 static void publish_agent(const char *type, json_object *o)
 {
 	json_object *e = json_object_new_object();
-	int64_t real = (int64_t)now_ns(CLOCK_REALTIME);
-	time_t sec = real / 1000000000;
 	char ts[64];
-	struct tm tm;
 
-	gmtime_r(&sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(ts + strlen(ts), sizeof(ts) - strlen(ts), ".%06lldZ",
-		 (long long)(real % 1000000000) / 1000);
+	event_time_str((int64_t)now_ns(CLOCK_REALTIME), ts, sizeof(ts));
 	json_object_object_add(e, "time", json_object_new_string(ts));
 	json_object_object_add(e, "type", json_object_new_string(type));
 	json_object_object_foreach(o, k, v)

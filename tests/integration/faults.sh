@@ -158,7 +158,7 @@ check_output "delivered events and counted losses add up to the denials" "^$floo
 # ---- the control socket under load ----
 
 # 20 slow writers and 1,000 clients: within the 1,024 clients krsid reads at once.
-"$LOAD" slow "$SOCK" 20 4 >"$work/slow.out" 2>&1 &
+"$LOAD" slow "$SOCK" 20 12 >"$work/slow.out" 2>&1 &
 slow_pid=$!
 sleep 0.5
 served=0

@@ -42,7 +42,12 @@ for r in $(seq "$rounds"); do
 		pids+=($!)
 	done
 	for i in "${!pids[@]}"; do
-		if wait "${pids[$i]}"; then started=$((started + 1)); else failed=$((failed + 1)); fi
+		if wait "${pids[$i]}"; then
+			started=$((started + 1))
+		else
+			failed=$((failed + 1))
+			echo "# st-$r-$((i + 1)) did not start: $(tail -n 2 "$work/out.$r.$((i + 1))" | tr '\n' ' ')"
+		fi
 	done
 	denied=$((denied + $(cat "$work"/out."$r".* | grep -c 'Operation not permitted')))
 done

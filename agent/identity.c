@@ -97,8 +97,8 @@ int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev,
 
 /*
  * The host: the root and mount namespace that bundle paths and the host's view name. The
- * agent's own unless identity_set_host() named a process (krsid --node-agent: pid 1 of the
- * host's PID namespace that a node-agent pod shares).
+ * agent's own unless identity_set_host() named a host process (krsid --node-agent: the host's
+ * pid 1, found in host_proc()).
  */
 static struct {
 	int64_t pid;

@@ -2139,21 +2139,21 @@ static int unix_listen(const char *path, int flags, int backlog, mode_t mode)
 	return fd;
 }
 
-/* Does PATH name the same file in the agent's root and in the host's (pid 1's)? */
-static bool same_as_host(const char *path)
-{
-	char hp[4400];
-	struct stat a, b;
-
-	snprintf(hp, sizeof(hp), "%s/1/root%s", host_proc(), path);
-	return stat(path, &a) == 0 && stat(hp, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-static bool same_ns(const char *a, const char *b)
+/* Do paths A and B name one file (one namespace, for /proc/PID/ns/ links)? */
+static bool same_file(const char *a, const char *b)
 {
 	struct stat x, y;
 
 	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
+}
+
+/* Does PATH name the same file in the agent's root and in the host's (pid 1's)? */
+static bool same_as_host(const char *path)
+{
+	char hp[4400];
+
+	snprintf(hp, sizeof(hp), "%s/1/root%s", host_proc(), path);
+	return same_file(path, hp);
 }
 
 /*
@@ -2178,11 +2178,11 @@ static int node_agent_enter(struct krsi_err *err)
 	if (access(ns1, F_OK) < 0)
 		return err_set(err, -errno, "--node-agent: %s: %s (is %s the host's /proc?)", ns1,
 			       strerror(errno), host_proc());
-	if (getpid() == 1 && same_ns(mnt1, "/proc/self/ns/mnt"))
+	if (getpid() == 1 && same_file(mnt1, "/proc/self/ns/mnt"))
 		return err_set(err, -EINVAL, "--node-agent: pid 1 of %s is krsid itself, not the "
 			       "host's init: give the pod hostPID: true, or mount the host's /proc "
 			       "and name it with --host-proc", host_proc());
-	if (!same_ns(ns1, "/proc/self/ns/cgroup")) {
+	if (!same_file(ns1, "/proc/self/ns/cgroup")) {
 		_cleanup_close_ int fd = open(ns1, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0 || setns(fd, CLONE_NEWCGROUP) < 0)

@@ -22,8 +22,6 @@ done
 for b in "${bad[@]+"${bad[@]}"}"; do
 	echo "incomplete suite: $b"
 done
-# A suite whose first guest hung was booted once more (make guest-check): say so.
-[ ! -s "$dir/retried" ] || echo "guest hung once and was booted again: $(tr '\n' ' ' <"$dir/retried")"
 echo
 echo "check: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -391,8 +391,13 @@ static const struct {
 	{ PROFILE_EXEC, KRSI_PATH_EXEC },
 	{ PROFILE_READ, KRSI_PATH_READ },
 	{ PROFILE_WRITE, KRSI_PATH_WRITE },
+	/* Allow lists: another name of an allowed file is allowed. */
+	{ PROFILE_ALLOW_EXEC, KRSI_PATH_ALLOW_EXEC },
+	{ PROFILE_ALLOW_READ, KRSI_PATH_ALLOW_READ },
+	{ PROFILE_ALLOW_WRITE, KRSI_PATH_ALLOW_WRITE },
 	/* Only file_mprotect, which may not resolve paths, looks up directories by identity. */
 	{ PROFILE_EXEC_DIRS, KRSI_PATH_EXEC | KRSI_KIND_DIR },
+	{ PROFILE_ALLOW_EXEC_DIRS, KRSI_PATH_ALLOW_EXEC | KRSI_KIND_DIR },
 };
 
 static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct krsi_inode_key *k)
@@ -426,6 +431,10 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 
 	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++)
 		max += p->n_paths[exact_lists[l].list];
+	for (int l = PROFILE_ALLOW_EXEC; l <= PROFILE_ALLOW_EXEC_DIRS; l++)
+		for (size_t i = 0; i < p->n_paths[l]; i++)
+			for (const char *c = p->paths[l][i] + 1; *c; c++)
+				max += *c == '/';
 	keys = calloc(max + 1, sizeof(*keys));
 	holds = calloc(max + 1, sizeof(*holds));
 	if (!keys || !holds) {
@@ -453,6 +462,38 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 		}
 	}
 	/*
+	 * The directories above what an exec allow rule admits ("/a" and "/a/b" for "/a/b/c"):
+	 * none may be renamed, or another directory could take the rule's path (see replace in
+	 * krsi.h), and the next resolution would admit what it holds.
+	 */
+	for (int l = PROFILE_ALLOW_EXEC; l <= PROFILE_ALLOW_EXEC_DIRS; l++) {
+		for (size_t i = 0; i < p->n_paths[l]; i++) {
+			const char *rule = p->paths[l][i];
+
+			for (const char *c = rule + 1; *c; c++) {
+				struct krsi_inode_key k = {
+					.slot = slot, .kind = KRSI_PATH_ALLOW_EXEC | KRSI_KIND_ABOVE
+				};
+				char dir[KRSI_PATH_MAX];
+				uint64_t dev, ino;
+
+				if (*c != '/' || !c[1])
+					continue;
+				snprintf(dir, sizeof(dir), "%.*s", (int)(c - rule), rule);
+				if (identity_resolve(root, dir, &dev, &ino, &holds[n]) < 0)
+					continue;
+				k.dev = dev;
+				k.ino = ino;
+				if (keys_have(keys, n, &k))
+					continue;
+				keys[n] = k;
+				holds[n].key = k;
+				snprintf(holds[n].rule, sizeof(holds[n].rule), "%s", rule);
+				n++;
+			}
+		}
+	}
+	/*
 	 * What left its rule's path but still exists stays denied by identity, while the profile
 	 * still has that rule: a rule taken out of the profile takes its identities with it.
 	 */
@@ -460,7 +501,8 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 		struct krsi_inode_key k = old->keys[i];
 
 		k.slot = slot;
-		if (keys_have(keys, n, &k) || !rule_kept(p, k.kind, old->holds[i].rule) ||
+		if (k.kind & KRSI_KIND_ABOVE || keys_have(keys, n, &k) ||
+		    !rule_kept(p, k.kind, old->holds[i].rule) ||
 		    !identity_hold_alive(&old->holds[i], root))
 			continue;
 		keys[n] = k;

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		"  ps [--json]                             registered containers\n"
 		"  profile list [--json]                   installed profiles\n"
 		"  profile show NAME                       one profile, as installed\n"
-		"  profile check FILE...                   validate profile files (no agent needed)\n"
+		"  profile check FILE...                   validate profile files, say what each does per kind\n"
 		"  profile reload                          reload the profile directory, all or nothing\n"
 		"  assign PROFILE CONTAINER                change a container's profile\n"
 		"  register CONTAINER (--cgroup PATH | --cgroup-id ID | --pid PID) [--profile NAME]\n"
@@ -197,8 +197,10 @@ static int cmd_check(int argc, char **argv)
 			bad = 1;
 			continue;
 		}
-		printf("%s: profile %s version %llu, %s: valid\n", argv[i], p->name,
-		       (unsigned long long)p->version, p->mode == KRSI_MODE_AUDIT ? "audit" : "enforce");
+		printf("%s: profile %s version %llu, schema %u, %s: valid\n", argv[i], p->name,
+		       (unsigned long long)p->version, p->schema,
+		       p->mode == KRSI_MODE_AUDIT ? "audit" : "enforce");
+		profile_explain(p, stdout);
 		profile_free(p);
 	}
 	return bad ? EXIT_INVALID : EXIT_OK;

@@ -60,7 +60,7 @@ static const struct name hooks[] = {
 	{ KRSI_HOOK_MODULE, "module" },	  { KRSI_HOOK_BPF, "bpf" },
 	{ KRSI_HOOK_USERNS, "userns" },	  { KRSI_HOOK_WX, "wx" },
 	{ KRSI_HOOK_CAPABLE, "capable" }, { KRSI_HOOK_SELF, "self" },
-	{ KRSI_HOOK_PATHLESS, "pathless_exec" },
+	{ KRSI_HOOK_PATHLESS, "pathless_exec" }, { KRSI_HOOK_REPLACE, "replace" },
 };
 
 static int lookup(const struct name *t, size_t n, const char *prefix, const char *name)

@@ -202,8 +202,7 @@ static int expect_string_array(struct ctx *c, const char *field, json_object *v)
 
 static int parse_paths(struct ctx *c, const char *field, json_object *v, int list)
 {
-	bool dir = list == PROFILE_EXEC_DIRS || list == PROFILE_READ_DIRS ||
-		   list == PROFILE_WRITE_DIRS;
+	bool dir = profile_list_is_dir(list);
 	size_t n;
 	int r;
 
@@ -309,7 +308,19 @@ static int parse_bool(struct ctx *c, const char *field, json_object *v, bool *re
 	return 0;
 }
 
-enum field_kind { F_NAME, F_VERSION, F_MODE, F_DESC, F_PATHS, F_SOCKET, F_NET, F_CAPS, F_BOOL };
+enum field_kind {
+	F_NAME,
+	F_VERSION,
+	F_MODE,
+	F_DESC,
+	F_PATHS,
+	F_SOCKET,
+	F_NET,
+	F_CAPS,
+	F_BOOL,
+	F_SCHEMA,
+	F_ALLOW,
+};
 
 static const struct field {
 	const char *name;
@@ -328,8 +339,8 @@ static const struct field {
 	{ "write", F_PATHS, PROFILE_WRITE },
 	{ "write_dirs", F_PATHS, PROFILE_WRITE_DIRS },
 	{ "socket", F_SOCKET },
-	{ "connect", F_NET, 0 },
-	{ "bind", F_NET, 1 },
+	{ "connect", F_NET, PROFILE_CONNECT },
+	{ "bind", F_NET, PROFILE_BIND },
 	{ "capabilities", F_CAPS },
 	{ "mount", F_BOOL, 0, offsetof(struct profile, mount) },
 	{ "ptrace", F_BOOL, 0, offsetof(struct profile, ptrace) },
@@ -338,7 +349,58 @@ static const struct field {
 	{ "userns", F_BOOL, 0, offsetof(struct profile, userns) },
 	{ "wx", F_BOOL, 0, offsetof(struct profile, wx) },
 	{ "pathless_exec", F_BOOL, 0, offsetof(struct profile, pathless_exec) },
+	{ "schema", F_SCHEMA },
+	{ "allow", F_ALLOW },
 };
+
+/* The fields of "allow": the deny list's field, its list here, and the kind's hook. */
+static const struct allow_field {
+	const char *name;
+	bool net;
+	int list;
+	uint32_t hook;
+} allow_fields[] = {
+	{ "exec", false, PROFILE_ALLOW_EXEC, KRSI_HOOK_EXEC },
+	{ "exec_dirs", false, PROFILE_ALLOW_EXEC_DIRS, KRSI_HOOK_EXEC },
+	{ "read", false, PROFILE_ALLOW_READ, KRSI_HOOK_OPEN_READ },
+	{ "read_dirs", false, PROFILE_ALLOW_READ_DIRS, KRSI_HOOK_OPEN_READ },
+	{ "write", false, PROFILE_ALLOW_WRITE, KRSI_HOOK_OPEN_WRITE },
+	{ "write_dirs", false, PROFILE_ALLOW_WRITE_DIRS, KRSI_HOOK_OPEN_WRITE },
+	{ "connect", true, PROFILE_ALLOW_CONNECT, KRSI_HOOK_CONNECT },
+	{ "bind", true, PROFILE_ALLOW_BIND, KRSI_HOOK_BIND },
+};
+
+static int parse_allow(struct ctx *c, json_object *v)
+{
+	char field[32];
+	int r;
+
+	if (!json_object_is_type(v, json_type_object))
+		return FIELD_ERR(c, "allow", "expected an object of allow lists (exec, exec_dirs, "
+				 "read, read_dirs, write, write_dirs, connect, bind)");
+	json_object_object_foreach(v, key, val)
+	{
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(allow_fields); i++)
+			if (!strcmp(allow_fields[i].name, key))
+				break;
+		if (i == ARRAY_SIZE(allow_fields)) {
+			snprintf(field, sizeof(field), "allow.%.20s", key);
+			return FIELD_ERR(c, field, "unknown allow list (expected exec, exec_dirs, "
+					 "read, read_dirs, write, write_dirs, connect or bind)");
+		}
+		snprintf(field, sizeof(field), "allow.%s", key);
+		if (allow_fields[i].net)
+			r = parse_net(c, field, val, allow_fields[i].list);
+		else
+			r = parse_paths(c, field, val, allow_fields[i].list);
+		if (r < 0)
+			return r;
+		c->p->allow |= KRSI_DENY(allow_fields[i].hook);
+	}
+	return 0;
+}
 
 static int parse_field(struct ctx *c, const struct field *f, json_object *v)
 {
@@ -391,6 +453,14 @@ static int parse_field(struct ctx *c, const struct field *f, json_object *v)
 		return parse_caps(c, f->name, v);
 	case F_BOOL:
 		return parse_bool(c, f->name, v, (bool *)((char *)p + f->bool_off));
+	case F_SCHEMA:
+		if (!json_object_is_type(v, json_type_int) ||
+		    (json_object_get_int64(v) != 1 && json_object_get_int64(v) != 2))
+			return FIELD_ERR(c, f->name, "expected 1 or 2 (this krsi knows schemas 1 and 2)");
+		p->schema = json_object_get_int64(v);
+		return 0;
+	case F_ALLOW:
+		return parse_allow(c, v);
 	}
 	return -EINVAL;
 }
@@ -467,6 +537,12 @@ int profile_parse(const char *label, const char *text, size_t len, struct profil
 			goto fail;
 		}
 	}
+	if (!p->schema)
+		p->schema = 1;
+	if (json_object_object_get_ex(doc, "allow", NULL) && p->schema < 2) {
+		r = FIELD_ERR(&c, "allow", "allow lists need \"schema\": 2");
+		goto fail;
+	}
 	p->digest = fnv1a64(text, len, FNV1A64_INIT);
 	*ret = p;
 	return 0;
@@ -540,18 +616,12 @@ void profile_free(struct profile *p)
 			free(p->paths[l][i]);
 		free(p->paths[l]);
 	}
-	free(p->net[0]);
-	free(p->net[1]);
+	for (int l = 0; l < PROFILE_NET_LISTS; l++)
+		free(p->net[l]);
 	free(p->description);
 	json_object_put(p->doc);
 	free(p);
 }
-
-static const uint32_t path_kind[PROFILE_PATH_LISTS] = {
-	[PROFILE_EXEC] = KRSI_PATH_EXEC,   [PROFILE_EXEC_DIRS] = KRSI_PATH_EXEC,
-	[PROFILE_READ] = KRSI_PATH_READ,   [PROFILE_READ_DIRS] = KRSI_PATH_READ,
-	[PROFILE_WRITE] = KRSI_PATH_WRITE, [PROFILE_WRITE_DIRS] = KRSI_PATH_WRITE,
-};
 
 int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 		    struct profile_compiled *ret)
@@ -574,30 +644,33 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 		n += p->n_paths[l];
 	c.paths = calloc(n + 1, sizeof(*c.paths));
 	c.names = calloc(n + 1, sizeof(*c.names));
-	c.net = calloc(p->n_net[0] + p->n_net[1] + 1, sizeof(*c.net));
+	n = 0;
+	for (int l = 0; l < PROFILE_NET_LISTS; l++)
+		n += p->n_net[l];
+	c.net = calloc(n + 1, sizeof(*c.net));
 	if (!c.paths || !c.net || !c.names) {
 		profile_compiled_clear(&c);
 		return -ENOMEM;
 	}
 	for (int l = 0; l < PROFILE_PATH_LISTS; l++) {
-		bool dir = l == PROFILE_EXEC_DIRS || l == PROFILE_READ_DIRS ||
-			   l == PROFILE_WRITE_DIRS;
+		bool dir = profile_list_is_dir(l);
+		uint32_t kind = profile_list_kind(l);
 
 		for (size_t i = 0; i < p->n_paths[l]; i++) {
 			struct krsi_path_key *k = &c.paths[c.n_paths++];
 			size_t len = strlen(p->paths[l][i]);
 
 			k->slot = slot;
-			k->kind = path_kind[l];
+			k->kind = kind;
 			memcpy(k->path, p->paths[l][i], len);
 			k->prefixlen = (8 + len + (dir ? 0 : 1)) * 8;
 			if (dir) {
-				pol->dirs |= 1u << path_kind[l];
+				pol->dirs |= 1u << kind;
 			} else {
 				struct krsi_name_key *nk = &c.names[c.n_names++];
 
 				nk->slot = slot;
-				nk->kind = path_kind[l];
+				nk->kind = kind;
 				profile_basename(p->paths[l][i], nk->name, sizeof(nk->name));
 			}
 		}
@@ -609,21 +682,33 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 	if (p->n_paths[PROFILE_WRITE] || p->n_paths[PROFILE_WRITE_DIRS])
 		pol->deny |= KRSI_DENY(KRSI_HOOK_OPEN_WRITE);
 
-	for (int op = 0; op < 2; op++) {
+	for (int op = 0; op < PROFILE_NET_LISTS; op++) {
+		static const uint8_t ops[PROFILE_NET_LISTS] = {
+			[PROFILE_CONNECT] = KRSI_NET_CONNECT,
+			[PROFILE_BIND] = KRSI_NET_BIND,
+			[PROFILE_ALLOW_CONNECT] = KRSI_NET_ALLOW_CONNECT,
+			[PROFILE_ALLOW_BIND] = KRSI_NET_ALLOW_BIND,
+		};
+
 		for (size_t i = 0; i < p->n_net[op]; i++) {
 			const struct profile_net_rule *r = &p->net[op][i];
 			struct krsi_net_key *k = &c.net[c.n_net++];
 
 			k->slot = slot;
-			k->op = op == 0 ? KRSI_NET_CONNECT : KRSI_NET_BIND;
+			k->op = ops[op];
 			k->family = r->family;
 			k->port = r->port;
 			memcpy(k->addr, r->addr, sizeof(k->addr));
 			k->prefixlen = KRSI_NET_KEY_FIXED_BITS + r->prefix;
 		}
-		if (p->n_net[op])
-			pol->deny |= KRSI_DENY(op == 0 ? KRSI_HOOK_CONNECT : KRSI_HOOK_BIND);
+		if (p->n_net[op] && op < PROFILE_ALLOW_CONNECT)
+			pol->deny |= KRSI_DENY(op == PROFILE_CONNECT ? KRSI_HOOK_CONNECT : KRSI_HOOK_BIND);
 	}
+	/* A kind with an allow list is checked even when its deny list is empty. */
+	pol->allow = p->allow;
+	pol->deny |= p->allow;
+	if (p->allow & KRSI_DENY(KRSI_HOOK_EXEC))
+		pol->deny |= KRSI_DENY(KRSI_HOOK_REPLACE);
 	if (p->families)
 		pol->deny |= KRSI_DENY(KRSI_HOOK_SOCKET);
 	for (int f = 0; f < KRSI_AF_MAX; f++)
@@ -668,4 +753,128 @@ void profile_basename(const char *path, char *buf, size_t size)
 	memset(buf, 0, size);
 	/* Cut as the BPF side's bpf_probe_read_kernel_str() of the dentry's name cuts. */
 	memcpy(buf, b, strlen(b) < size - 1 ? strlen(b) : size - 1);
+}
+
+static void explain_count(FILE *f, size_t n, const char *one, const char *many)
+{
+	fprintf(f, "%zu %s", n, n == 1 ? one : many);
+}
+
+/* "deny 2 paths, 1 directory" for the lists EXACT and EXACT + 1 (its directories). */
+static void explain_paths(FILE *f, const struct profile *p, int exact)
+{
+	size_t n = p->n_paths[exact], d = p->n_paths[exact + 1];
+
+	if (n)
+		explain_count(f, n, "path", "paths");
+	if (n && d)
+		fputs(", ", f);
+	if (d)
+		explain_count(f, d, "directory", "directories");
+	if (!n && !d)
+		fputs("nothing", f);
+}
+
+void profile_explain(const struct profile *p, FILE *f)
+{
+	static const struct {
+		const char *name;
+		int list; /* exact paths, or a net list */
+		bool net;
+		uint32_t hook;
+	} kinds[] = {
+		{ "exec", PROFILE_EXEC, false, KRSI_HOOK_EXEC },
+		{ "read", PROFILE_READ, false, KRSI_HOOK_OPEN_READ },
+		{ "write", PROFILE_WRITE, false, KRSI_HOOK_OPEN_WRITE },
+		{ "connect", PROFILE_CONNECT, true, KRSI_HOOK_CONNECT },
+		{ "bind", PROFILE_BIND, true, KRSI_HOOK_BIND },
+	};
+	static const struct {
+		const char *name;
+		size_t off;
+	} switches[] = {
+		{ "mount", offsetof(struct profile, mount) },
+		{ "ptrace", offsetof(struct profile, ptrace) },
+		{ "module", offsetof(struct profile, module) },
+		{ "bpf", offsetof(struct profile, bpf) },
+		{ "userns", offsetof(struct profile, userns) },
+		{ "wx", offsetof(struct profile, wx) },
+		{ "pathless_exec", offsetof(struct profile, pathless_exec) },
+	};
+	char open_kinds[128] = "", denied[128] = "";
+	size_t nfam = 0, ntypes = 0, ncaps = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		int l = kinds[k].list;
+		bool allow = p->allow & KRSI_DENY(kinds[k].hook);
+		bool deny = kinds[k].net ? p->n_net[l] : p->n_paths[l] || p->n_paths[l + 1];
+
+		if (!allow && !deny) {
+			snprintf(open_kinds + strlen(open_kinds), sizeof(open_kinds) - strlen(open_kinds),
+				 "%s%s", *open_kinds ? ", " : "", kinds[k].name);
+			continue;
+		}
+		fprintf(f, "%s: ", kinds[k].name);
+		if (deny) {
+			fputs("deny ", f);
+			if (kinds[k].net)
+				explain_count(f, p->n_net[l], "network", "networks");
+			else
+				explain_paths(f, p, l);
+		}
+		if (allow) {
+			fputs(deny ? "; then " : "", f);
+			fputs("allow only ", f);
+			if (kinds[k].net) {
+				size_t n = p->n_net[l + PROFILE_ALLOW_CONNECT];
+
+				if (n)
+					explain_count(f, n, "network", "networks");
+				else
+					fputs("nothing", f);
+			} else {
+				explain_paths(f, p, l + PROFILE_ALLOW);
+			}
+			fputs(", deny the rest", f);
+		}
+		fputc('\n', f);
+	}
+	for (int fam = 0; fam < KRSI_AF_MAX; fam++) {
+		nfam += !!(p->families & 1ULL << fam);
+		ntypes += __builtin_popcount(p->types[fam]);
+	}
+	if (nfam || ntypes) {
+		fputs("socket: deny ", f);
+		if (nfam)
+			explain_count(f, nfam, "family", "families");
+		if (nfam && ntypes)
+			fputs(", ", f);
+		if (ntypes)
+			explain_count(f, ntypes, "family and type", "families and types");
+		fputc('\n', f);
+	} else {
+		snprintf(open_kinds + strlen(open_kinds), sizeof(open_kinds) - strlen(open_kinds),
+			 "%ssocket", *open_kinds ? ", " : "");
+	}
+	ncaps = __builtin_popcountll(p->caps);
+	if (ncaps) {
+		fputs("capabilities: deny ", f);
+		explain_count(f, ncaps, "capability", "capabilities");
+		fputc('\n', f);
+	} else {
+		snprintf(open_kinds + strlen(open_kinds), sizeof(open_kinds) - strlen(open_kinds),
+			 "%scapabilities", *open_kinds ? ", " : "");
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(switches); i++) {
+		bool on = *(const bool *)((const char *)p + switches[i].off);
+		char *buf = on ? denied : open_kinds;
+		size_t size = on ? sizeof(denied) : sizeof(open_kinds);
+
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", *buf ? ", " : "",
+			 switches[i].name);
+	}
+	if (*denied)
+		fprintf(f, "denied: %s\n", denied);
+	if (*open_kinds)
+		fprintf(f, "not restricted: %s\n", open_kinds);
 }

@@ -3,9 +3,10 @@
  * Profiles: parse and validate a profile document, and compile it into what the BPF maps hold.
  * Pure logic: no BPF, no root; the unit tests link it as is.
  *
- * Schema (every list is a deny list; a field left out denies nothing of its kind):
+ * Schema (the top-level lists are deny lists; a field left out denies nothing of its kind):
  *   name         string, [a-z0-9._-], 1..63 chars; equals the file name without ".json"
  *   version      integer >= 0
+ *   schema       1 (the default) or 2; "allow" needs 2
  *   mode         "enforce" | "audit"
  *   description  string (optional)
  *   exec, read, write                  arrays of absolute paths (exact files)
@@ -19,6 +20,14 @@
  * the same file is denied too. pathless_exec denies running code from a file that lives on no
  * real directory (memfd_create, deleted files, O_TMPFILE), by execve or PROT_EXEC mapping.
  *   capabilities array of capability names ("CAP_SYS_ADMIN" or "sys_admin")
+ *   allow        (schema 2) object of allow lists: exec, exec_dirs, read, read_dirs, write,
+ *                write_dirs, connect, bind, in the forms above. A kind with an allow list
+ *                (exec, read, write, connect, bind; either of its two path fields) is allowed
+ *                only what the list names, after its deny list: a deny rule still denies.
+ *
+ * An allow list admits a file by path (exact or directory) or, for an exact rule, by identity:
+ * another name of an allowed file is allowed. A path allowed for exec may not be opened for
+ * writing by the container (the file that runs there is the one that was there).
  */
 #ifndef KRSI_PROFILE_H
 #define KRSI_PROFILE_H
@@ -39,8 +48,37 @@ enum profile_path_list {
 	PROFILE_READ_DIRS,
 	PROFILE_WRITE,
 	PROFILE_WRITE_DIRS,
+	PROFILE_ALLOW_EXEC, /* allow lists: PROFILE_ALLOW + the deny list's index */
+	PROFILE_ALLOW_EXEC_DIRS,
+	PROFILE_ALLOW_READ,
+	PROFILE_ALLOW_READ_DIRS,
+	PROFILE_ALLOW_WRITE,
+	PROFILE_ALLOW_WRITE_DIRS,
 	PROFILE_PATH_LISTS,
 };
+#define PROFILE_ALLOW PROFILE_ALLOW_EXEC
+
+/* net[] lists */
+enum profile_net_list {
+	PROFILE_CONNECT,
+	PROFILE_BIND,
+	PROFILE_ALLOW_CONNECT,
+	PROFILE_ALLOW_BIND,
+	PROFILE_NET_LISTS,
+};
+
+static inline bool profile_list_is_dir(int list)
+{
+	return list % 2 == 1;
+}
+
+/* The path rule kind of a list (enum krsi_path_kind; allow lists have the allow kinds). */
+static inline uint32_t profile_list_kind(int list)
+{
+	static const uint32_t kinds[3] = { KRSI_PATH_EXEC, KRSI_PATH_READ, KRSI_PATH_WRITE };
+
+	return kinds[(list % PROFILE_ALLOW) / 2] + (list >= PROFILE_ALLOW ? KRSI_PATH_ALLOW : 0);
+}
 
 struct profile_net_rule {
 	uint8_t family; /* 4 or 6 */
@@ -52,14 +90,16 @@ struct profile_net_rule {
 struct profile {
 	char name[KRSI_NAME_MAX];
 	uint64_t version;
+	uint32_t schema; /* 1 or 2 */
 	uint32_t mode;
+	uint64_t allow; /* KRSI_DENY(hook) of the kinds with an allow list */
 	char *description;
 	char **paths[PROFILE_PATH_LISTS]; /* directories end in "/" */
 	size_t n_paths[PROFILE_PATH_LISTS];
 	uint64_t families;
 	uint16_t types[KRSI_AF_MAX];
-	struct profile_net_rule *net[2]; /* [0] connect, [1] bind */
-	size_t n_net[2];
+	struct profile_net_rule *net[PROFILE_NET_LISTS]; /* enum profile_net_list */
+	size_t n_net[PROFILE_NET_LISTS];
 	bool mount, ptrace, module, bpf, userns, wx, pathless_exec;
 	uint64_t caps;
 	uint64_t digest; /* of the document's text */
@@ -88,6 +128,14 @@ struct profile_compiled {
 int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 		    struct profile_compiled *ret);
 void profile_compiled_clear(struct profile_compiled *c);
+
+/*
+ * One line per kind with rules (exec, read, write, socket, connect, bind, and the switches),
+ * saying what the profile does with it: "exec: deny 2 paths, 1 directory; allow only 3
+ * paths, 2 directories". Written to F; the kinds without rules are named on one last line.
+ */
+#include <stdio.h>
+void profile_explain(const struct profile *p, FILE *f);
 
 /* Parse one connect/bind entry; exposed for the tests. */
 int profile_parse_net(const char *s, struct profile_net_rule *ret, const char **ret_reason);

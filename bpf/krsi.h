@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 4
+#define KRSI_ABI_VERSION 5
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -52,6 +52,8 @@ enum krsi_hook {
 	KRSI_HOOK_CAPABLE,	   /* capable: a denied capability */
 	KRSI_HOOK_SELF,		   /* bpf_map, bpf_prog: a confined task reaching krsi's objects */
 	KRSI_HOOK_PATHLESS,	   /* exec or PROT_EXEC mapping of a file on no real directory */
+	KRSI_HOOK_REPLACE,	   /* file_open for writing, inode_rename, _link, _unlink, _rmdir:
+				    * changing what an exec allow list admits (enum krsi_replace_call) */
 	KRSI_HOOK_COUNT,
 };
 
@@ -73,6 +75,22 @@ enum krsi_match {
 	KRSI_MATCH_INODE = 1,	/* the file's identity: another name of a denied file */
 	KRSI_MATCH_MEMFD = 2,	/* pathless: a file on an internal mount (memfd, shared memory) */
 	KRSI_MATCH_UNLINKED = 3, /* pathless: a file with no name left (deleted, O_TMPFILE) */
+	KRSI_MATCH_NOT_ALLOWED = 4, /* the kind has an allow list, and nothing in it matched */
+	KRSI_MATCH_EXEC_ALLOWED = 5, /* a write to a file or directory allowed for exec */
+};
+
+/*
+ * krsi_event.arg of replace events: the call (low byte) and KRSI_MATCH_EXEC_ALLOWED. Under an
+ * exec allow list, the files and directories it admits stay what they were: none is opened for
+ * writing, renamed, replaced or removed, nothing is created, linked or renamed into a directory
+ * it admits or onto the name of an exact rule, and no directory above one is renamed.
+ */
+enum krsi_replace_call {
+	KRSI_REPLACE_WRITE = 0,
+	KRSI_REPLACE_RENAME = 1,
+	KRSI_REPLACE_LINK = 2,
+	KRSI_REPLACE_UNLINK = 3,
+	KRSI_REPLACE_RMDIR = 4,
 };
 
 /* krsi_event.arg of wx events: the call (low byte, KRSI_CALL_MMAP or _MPROTECT) and why. */
@@ -106,7 +124,12 @@ enum krsi_path_kind {
 	KRSI_PATH_EXEC = 1,
 	KRSI_PATH_READ = 2,
 	KRSI_PATH_WRITE = 3,
+	/* Allow lists (schema 2): KRSI_PATH_ALLOW + the kind. A hit admits, a miss denies. */
+	KRSI_PATH_ALLOW_EXEC = 5,
+	KRSI_PATH_ALLOW_READ = 6,
+	KRSI_PATH_ALLOW_WRITE = 7,
 };
+#define KRSI_PATH_ALLOW 4
 
 struct krsi_path_key {
 	__u32 prefixlen; /* in bits, counted from slot */
@@ -135,6 +158,8 @@ struct krsi_inode_key {
  * across mounts, has that identity.
  */
 #define KRSI_KIND_DIR 0x100
+/* A directory above an exec allow rule's file or directory: it is not renamed (replace). */
+#define KRSI_KIND_ABOVE 0x200
 #define KRSI_DIR_DEPTH 32 /* ancestors looked at */
 
 /*
@@ -158,6 +183,8 @@ struct krsi_name_key {
 enum krsi_net_op {
 	KRSI_NET_CONNECT = 1,
 	KRSI_NET_BIND = 2,
+	KRSI_NET_ALLOW_CONNECT = 3, /* allow lists: a hit admits, a miss denies */
+	KRSI_NET_ALLOW_BIND = 4,
 };
 
 struct krsi_net_key {
@@ -184,7 +211,11 @@ struct krsi_policy {
 	__u64 families;	    /* socket families denied for every type, bit = AF_* number */
 	__u16 types[KRSI_AF_MAX]; /* per family: denied socket types, bit = SOCK_* number */
 	__u32 dirs;	    /* bit K (enum krsi_path_kind): some directory rule of kind K */
-	__u32 _pad1;
+	/*
+	 * KRSI_DENY(hook) of the kinds with an allow list (exec, open read/write, connect, bind):
+	 * after the deny rules, what no allow rule admits is denied. Their bits are in deny too.
+	 */
+	__u32 allow;
 	/* Agent metadata, never read by the programs. */
 	__u64 digest;	    /* hash of the profile file's contents */
 	__u64 version;	    /* the profile's "version" */

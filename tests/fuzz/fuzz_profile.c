@@ -39,9 +39,17 @@ static void check_compiled(const struct profile *p, const struct profile_compile
 {
 	size_t n = 0;
 
+	size_t nn = 0;
+
 	for (int l = 0; l < PROFILE_PATH_LISTS; l++)
 		n += p->n_paths[l];
-	if (c->n_paths != n || c->n_net != p->n_net[0] + p->n_net[1])
+	for (int l = 0; l < PROFILE_NET_LISTS; l++)
+		nn += p->n_net[l];
+	if (c->n_paths != n || c->n_net != nn)
+		abort();
+	/* Allow lists only in schema 2; each allow kind is checked by its hook. */
+	if ((p->allow && p->schema != 2) || c->policy.allow != p->allow ||
+	    (c->policy.deny & p->allow) != p->allow)
 		abort();
 	for (size_t i = 0; i < c->n_paths; i++)
 		if (c->paths[i].prefixlen > 8 * (sizeof(c->paths[i]) - 4) ||
@@ -69,8 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* What profile_compile() copies into a key: a file rule with its NUL, a directory
 	 * rule ("/dir/") without. */
 	for (int l = 0; l < PROFILE_PATH_LISTS; l++) {
-		bool dir = l == PROFILE_EXEC_DIRS || l == PROFILE_READ_DIRS ||
-			   l == PROFILE_WRITE_DIRS;
+		bool dir = profile_list_is_dir(l);
 
 		for (size_t i = 0; i < p->n_paths[l]; i++)
 			if (p->paths[l][i][0] != '/' ||

@@ -292,8 +292,113 @@ static void test_files(void)
 	profile_free(a);
 }
 
+static const char *allow_doc =
+	"{ \"name\": \"web\", \"version\": 1, \"schema\": 2, \"mode\": \"enforce\",\n"
+	"  \"exec\": [\"/usr/bin/nc\"], \"connect\": [\"127.0.0.1:22\"],\n"
+	"  \"allow\": { \"exec\": [\"/bin/busybox\", \"/app/run\"], \"exec_dirs\": [\"/usr/lib\"],\n"
+	"    \"write_dirs\": [\"/data\"], \"connect\": [\"127.0.0.1:8080\"], \"bind\": [] } }";
+
+static void test_allow(void)
+{
+	struct krsi_err err = { "" };
+	struct profile *p = NULL;
+	struct profile_compiled c;
+	size_t allow_exec = 0, allow_dirs = 0, deny_exec = 0, net_allow = 0, names = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
+
+	r = profile_parse("web.json", allow_doc, strlen(allow_doc), &p, &err);
+	CHECK(r == 0, "a schema 2 profile with allow lists parses (%s)", err.msg);
+	if (r)
+		return;
+	CHECK(p->schema == 2, "its schema is 2");
+	CHECK(p->allow == (KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) |
+			   KRSI_DENY(KRSI_HOOK_CONNECT) | KRSI_DENY(KRSI_HOOK_BIND)),
+	      "exec, write, connect and bind have allow lists; read has none");
+	CHECK(p->n_paths[PROFILE_ALLOW_EXEC] == 2 && p->n_paths[PROFILE_ALLOW_EXEC_DIRS] == 1 &&
+		      p->n_paths[PROFILE_ALLOW_WRITE_DIRS] == 1 && p->n_paths[PROFILE_EXEC] == 1,
+	      "allow and deny lists are kept apart");
+	CHECK_STR(p->paths[PROFILE_ALLOW_WRITE_DIRS][0], "/data/", "an allowed directory gains its /");
+	CHECK(p->n_net[PROFILE_ALLOW_CONNECT] == 1 && p->n_net[PROFILE_ALLOW_BIND] == 0 &&
+		      p->n_net[PROFILE_CONNECT] == 1,
+	      "an empty allow list is a list: bind allows nothing");
+	CHECK(profile_compile(p, 7, 9, &c) == 0, "it compiles");
+	CHECK(c.policy.allow == p->allow, "the policy carries the allow kinds");
+	CHECK((c.policy.deny & p->allow) == p->allow, "each allow kind is checked (its deny bit)");
+	CHECK(!(c.policy.deny & KRSI_DENY(KRSI_HOOK_OPEN_READ)), "read is not checked at all");
+	for (size_t i = 0; i < c.n_paths; i++) {
+		allow_exec += c.paths[i].kind == KRSI_PATH_ALLOW_EXEC;
+		allow_dirs += c.paths[i].kind == KRSI_PATH_ALLOW_EXEC &&
+			      !strcmp(c.paths[i].path, "/usr/lib/") &&
+			      c.paths[i].prefixlen == (8 + strlen("/usr/lib/")) * 8;
+		deny_exec += c.paths[i].kind == KRSI_PATH_EXEC;
+	}
+	for (size_t i = 0; i < c.n_net; i++)
+		net_allow += c.net[i].op == KRSI_NET_ALLOW_CONNECT && c.net[i].port == 8080;
+	for (size_t i = 0; i < c.n_names; i++)
+		names += c.names[i].kind == KRSI_PATH_ALLOW_EXEC;
+	CHECK(allow_exec == 3 && allow_dirs == 1 && deny_exec == 1,
+	      "allow rules have the allow kinds, directories without NUL");
+	CHECK(net_allow == 1, "the connect allow rule has the allow op");
+	CHECK(names == 2, "exact allow rules give their names to the name prefilter");
+	CHECK(c.policy.dirs == (1u << KRSI_PATH_ALLOW_EXEC | 1u << KRSI_PATH_ALLOW_WRITE),
+	      "the directory bits of the allow kinds");
+	profile_compiled_clear(&c);
+
+	f = open_memstream(&text, &len);
+	profile_explain(p, f);
+	fclose(f);
+	CHECK_STR(text,
+		  "exec: deny 1 path; then allow only 2 paths, 1 directory, deny the rest\n"
+		  "write: allow only 1 directory, deny the rest\n"
+		  "connect: deny 1 network; then allow only 1 network, deny the rest\n"
+		  "bind: allow only nothing, deny the rest\n"
+		  "not restricted: read, socket, capabilities, mount, ptrace, module, bpf, userns, "
+		  "wx, pathless_exec\n",
+		  "profile check explains a mixed profile, one line per kind");
+	free(text);
+	profile_free(p);
+
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
+			    "\"allow\":{\"exec\":[]}}"),
+		  "profile web.json: field \"allow\": allow lists need \"schema\": 2",
+		  "allow lists in a schema 1 profile are refused");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":3,\"mode\":\"enforce\"}"),
+		  "profile web.json: field \"schema\": expected 1 or 2 (this krsi knows schemas 1 "
+		  "and 2)",
+		  "an unknown schema is refused");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":\"2\",\"mode\":\"enforce\"}"),
+		  "profile web.json: field \"schema\": expected 1 or 2 (this krsi knows schemas 1 "
+		  "and 2)",
+		  "a schema that is not a number is refused");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":2,\"mode\":\"enforce\","
+			    "\"allow\":[\"/bin/sh\"]}"),
+		  "profile web.json: field \"allow\": expected an object of allow lists (exec, "
+		  "exec_dirs, read, read_dirs, write, write_dirs, connect, bind)",
+		  "allow must be an object");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":2,\"mode\":\"enforce\","
+			    "\"allow\":{\"socket\":[]}}"),
+		  "profile web.json: field \"allow.socket\": unknown allow list (expected exec, "
+		  "exec_dirs, read, read_dirs, write, write_dirs, connect or bind)",
+		  "an allow list of a kind that has none is refused, with its field");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":2,\"mode\":\"enforce\","
+			    "\"allow\":{\"exec_dirs\":[\"tmp\"]}}"),
+		  "profile web.json: field \"allow.exec_dirs\": \"tmp\": not an absolute path",
+		  "a bad path in an allow list names allow.FIELD");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":2,\"mode\":\"enforce\","
+			    "\"allow\":{\"connect\":[\"1.2.3.4:99999\"]}}"),
+		  "profile web.json: field \"allow.connect\": \"1.2.3.4:99999\": bad CIDR: bad port (expected "
+		  "1..65535)",
+		  "a bad network in an allow list names allow.FIELD");
+	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"schema\":1,\"mode\":\"audit\"}"), "",
+		  "schema 1 may be given");
+}
+
 void test_profile(void)
 {
+	test_allow();
 	test_parse_full();
 	test_names();
 	test_errors();

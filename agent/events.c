@@ -36,6 +36,20 @@ static const char *match_str(int m)
 	case KRSI_MATCH_INODE: return "inode";
 	case KRSI_MATCH_MEMFD: return "memfd";
 	case KRSI_MATCH_UNLINKED: return "unlinked";
+	case KRSI_MATCH_NOT_ALLOWED: return "not allowed";
+	case KRSI_MATCH_EXEC_ALLOWED: return "allowed for exec";
+	}
+	return NULL;
+}
+
+static const char *replace_str(int call)
+{
+	switch (call) {
+	case KRSI_REPLACE_WRITE: return "write";
+	case KRSI_REPLACE_RENAME: return "rename";
+	case KRSI_REPLACE_LINK: return "link";
+	case KRSI_REPLACE_UNLINK: return "unlink";
+	case KRSI_REPLACE_RMDIR: return "rmdir";
 	}
 	return NULL;
 }
@@ -100,6 +114,12 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		}
 		add_int(o, "inode", e->value);
 		break;
+	case KRSI_HOOK_REPLACE:
+		add_str(o, "path", path);
+		add_str(o, "call", replace_str(e->arg & 0xff));
+		add_str(o, "match", match_str((e->arg >> 8) & 0xff));
+		add_int(o, "inode", e->value);
+		break;
 	case KRSI_HOOK_SOCKET:
 		add_str(o, "family", names_family_str(e->net.family) ?: "unknown");
 		add_str(o, "type", names_socktype_str(e->net.type) ?: "unknown");
@@ -112,6 +132,7 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		inet_ntop(e->net.family == 2 ? AF_INET : AF_INET6, e->net.addr, addr, sizeof(addr));
 		add_str(o, "address", addr);
 		add_int(o, "port", e->net.port);
+		add_str(o, "match", (e->arg >> 8) == KRSI_MATCH_NOT_ALLOWED ? "not allowed" : "rule");
 		break;
 	}
 	case KRSI_HOOK_MOUNT:

@@ -10,7 +10,13 @@ static const struct {
 	const char *prog;
 	uint64_t deny;
 } table[] = {
-	{ "file_open", KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "file_open", KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) |
+			       KRSI_DENY(KRSI_HOOK_REPLACE) },
+	/* What an exec allow list admits stays what it was. */
+	{ "inode_rename", KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_link", KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_unlink", KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_rmdir", KRSI_DENY(KRSI_HOOK_REPLACE) },
 	{ "socket_create", KRSI_DENY(KRSI_HOOK_SOCKET) },
 	{ "socket_connect", KRSI_DENY(KRSI_HOOK_CONNECT) },
 	{ "socket_sendmsg", KRSI_DENY(KRSI_HOOK_CONNECT) },

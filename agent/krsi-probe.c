@@ -6,6 +6,9 @@
  *
  *   krsi-probe exec PATH [ARG...]     execve (on success the program replaces the probe)
  *   krsi-probe read PATH | write PATH open for reading / writing
+ *   krsi-probe create PATH            create PATH (O_CREAT | O_EXCL, mode 0755) for writing
+ *   krsi-probe rename OLD NEW | link OLD NEW   rename(2) / link(2)
+ *   krsi-probe unlink PATH | rmdir PATH        unlink(2) / rmdir(2)
  *   krsi-probe socket FAMILY TYPE [PROTO]  e.g. AF_PACKET SOCK_RAW, AF_INET SOCK_RAW 1
  *   krsi-probe connect ADDR PORT      UDP connect (nothing is sent)
  *   krsi-probe bind ADDR PORT         UDP bind
@@ -250,6 +253,21 @@ int main(int argc, char **argv)
 		close(fd);
 		return result(0);
 	}
+	if (!strcmp(op, "create") && argc == 3) {
+		fd = open(argv[2], O_WRONLY | O_CREAT | O_EXCL, 0755);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "rename") && argc == 4)
+		return result(rename(argv[2], argv[3]) < 0 ? errno : 0);
+	if (!strcmp(op, "link") && argc == 4)
+		return result(link(argv[2], argv[3]) < 0 ? errno : 0);
+	if (!strcmp(op, "unlink") && argc == 3)
+		return result(unlink(argv[2]) < 0 ? errno : 0);
+	if (!strcmp(op, "rmdir") && argc == 3)
+		return result(rmdir(argv[2]) < 0 ? errno : 0);
 	if (!strcmp(op, "read-loop") && argc == 4) {
 		time_t end = time(NULL) + atoi(argv[3]);
 		long ok = 0, eperm = 0, other = 0;

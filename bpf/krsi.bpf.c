@@ -406,51 +406,73 @@ static __always_inline __u32 file_pathless(struct file *f)
 	return 0;
 }
 
+/* A file's path, resolved at most once per hook call (into the scratch key). */
+struct fpath {
+	struct krsi_path_key *k;
+	bool tried;
+};
+
+static __always_inline struct krsi_path_key *fpath_get(struct fpath *fp, struct file *f)
+{
+	if (!fp->tried) {
+		fp->tried = true;
+		fp->k = path_resolve(&f->f_path);
+	}
+	return fp->k;
+}
+
 /*
- * The rules of KIND for file F: its identity first (one hash lookup), then its path. Where the
- * policy has no directory rule of KIND, the path is resolved only if the file's name is the
- * last component of some exact rule of KIND (one more hash lookup), which a file whose name is
- * in no rule never pays. A file mounted on its own (a bind-mounted file) is named by its mount
- * point, not by its dentry: its path is always resolved.
+ * Whether file F matches a rule of KIND: by its identity first (one hash lookup), then by its
+ * path. Where the policy has no directory rule of KIND, the path is resolved only if the
+ * file's name is the last component of some exact rule of KIND (one more hash lookup), which a
+ * file whose name is in no rule never pays. A file mounted on its own (a bind-mounted file) is
+ * named by its mount point, not by its dentry: its path is always resolved. On a match, R's
+ * arg says how (CALL | match << 8). A path that cannot be resolved matches nothing.
  */
-static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind, __u32 hook,
-				      __u32 call)
+static __always_inline bool file_match(struct ctx *c, struct file *f, __u32 kind, __u32 call,
+				       struct fpath *fp, struct report *r)
 {
 	struct dentry *dentry = f->f_path.dentry;
 	struct inode *inode = dentry->d_inode;
 	struct krsi_inode_key ik = {
 		.slot = c->pol->slot, .kind = kind, .dev = inode->i_sb->s_dev, .ino = inode->i_ino
 	};
-	struct report r = { .hook = hook, .dev = ik.dev, .value = ik.ino };
 	struct krsi_path_key *k;
 
+	r->dev = ik.dev;
+	r->value = ik.ino;
 	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
-		k = path_resolve(&f->f_path); /* for the report only */
-		r.path = k ? k->path : NULL;
-		r.arg = call | KRSI_MATCH_INODE << 8;
-		/* Each name of the file, and each call, is a report of its own. */
-		r.object = (r.path ? hash_str(r.path) : ik.ino ^ (__u64)ik.dev << 32) ^
-			   (__u64)r.arg << 48;
-		return decide(c, &r);
+		r->arg = call | KRSI_MATCH_INODE << 8;
+		return true;
 	}
 	if (!(c->pol->dirs & (1u << kind)) && dentry != f->f_path.mnt->mnt_root) {
 		struct krsi_name_key nk = { .slot = c->pol->slot, .kind = kind };
 
 		bpf_probe_read_kernel_str(nk.name, sizeof(nk.name), dentry->d_name.name);
 		if (!bpf_map_lookup_elem(&name_rules, &nk))
-			return 0;
+			return false;
 	}
-	k = path_resolve(&f->f_path);
+	k = fpath_get(fp, f);
 	if (!k)
-		return 0;
+		return false;
 	k->slot = c->pol->slot;
 	k->kind = kind;
 	if (!bpf_map_lookup_elem(&path_rules, k))
-		return 0;
-	r.path = k->path;
-	r.arg = call | KRSI_MATCH_PATH << 8;
-	r.object = hash_str(k->path) ^ (__u64)r.arg << 48;
-	return decide(c, &r);
+		return false;
+	r->arg = call | KRSI_MATCH_PATH << 8;
+	return true;
+}
+
+/* A verdict on file F: name it in the report, count, report. */
+static __always_inline int file_decide(struct ctx *c, struct file *f, struct fpath *fp,
+				       struct report *r)
+{
+	struct krsi_path_key *k = fpath_get(fp, f);
+
+	r->path = k ? k->path : (const char *)f->f_path.dentry->d_name.name;
+	/* Each name of the file, and each call, is a report of its own. */
+	r->object = (k ? hash_str(k->path) : r->value ^ (__u64)r->dev << 32) ^ (__u64)r->arg << 48;
+	return decide(c, r);
 }
 
 /*
@@ -489,31 +511,76 @@ static __always_inline bool dir_ancestor(struct ctx *c, struct file *f, __u32 ki
 }
 
 /*
- * file_rules() without bpf_d_path(): exact rules by identity, directory rules by the identity
- * of an ancestor. The report names the file by its last component.
+ * file_match() without bpf_d_path(): exact rules by identity, directory rules by the identity
+ * of an ancestor.
  */
+static __always_inline bool file_match_nopath(struct ctx *c, struct file *f, __u32 kind,
+					      __u32 call, struct report *r)
+{
+	struct inode *inode = f->f_path.dentry->d_inode;
+	struct krsi_inode_key ik = {
+		.slot = c->pol->slot, .kind = kind, .dev = inode->i_sb->s_dev, .ino = inode->i_ino
+	};
+
+	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
+		r->arg = call | KRSI_MATCH_INODE << 8;
+		return true;
+	}
+	if ((c->pol->dirs & (1u << kind)) && dir_ancestor(c, f, kind)) {
+		r->arg = call | KRSI_MATCH_PATH << 8;
+		return true;
+	}
+	return false;
+}
+
+/* file_rules() without bpf_d_path(). The report names the file by its last component. */
 static __always_inline int file_rules_nopath(struct ctx *c, struct file *f, __u32 kind,
 					     __u32 hook, __u32 call)
 {
 	struct dentry *dentry = f->f_path.dentry;
-	struct inode *inode = dentry->d_inode;
-	struct krsi_inode_key ik = {
-		.slot = c->pol->slot, .kind = kind, .dev = inode->i_sb->s_dev, .ino = inode->i_ino
-	};
-	struct report r = { .hook = hook, .dev = ik.dev, .value = ik.ino,
-			    .path = (const char *)dentry->d_name.name };
+	struct report r = { .hook = hook, .dev = dentry->d_inode->i_sb->s_dev,
+			    .value = dentry->d_inode->i_ino, .path = (const char *)dentry->d_name.name };
 
-	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
-		r.arg = call | KRSI_MATCH_INODE << 8;
-		r.object = ik.ino ^ (__u64)ik.dev << 32 ^ (__u64)r.arg << 48;
-		return decide(c, &r);
+	if (file_match_nopath(c, f, kind, call, &r))
+		goto verdict;
+	if (!(c->pol->allow & KRSI_DENY(hook)) ||
+	    file_match_nopath(c, f, kind + KRSI_PATH_ALLOW, call, &r))
+		return 0;
+	r.arg = call | KRSI_MATCH_NOT_ALLOWED << 8;
+verdict:
+	r.object = r.value ^ (__u64)r.dev << 32 ^ (__u64)r.arg << 48;
+	return decide(c, &r);
+}
+
+/*
+ * The rules of KIND for file F: a deny rule that matches denies; then, where the kind has an
+ * allow list (HOOK's bit in the policy's allow), a file that no allow rule admits is denied.
+ *
+ * Exec allow rules admit by identity only: the file an exact rule found at its path, or a file
+ * below the directory a directory rule found (across mounts). Those stay in place (replace),
+ * so that no new code takes an admitted path. Read and write allow rules admit by identity or
+ * by path; by path, a file with more than one name is not admitted, or a hard link made into
+ * an allowed directory would admit any file of the same file system.
+ */
+static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind, __u32 hook,
+				      __u32 call, struct fpath *fp)
+{
+	struct report r = { .hook = hook };
+
+	if (file_match(c, f, kind, call, fp, &r))
+		return file_decide(c, f, fp, &r);
+	if (!(c->pol->allow & KRSI_DENY(hook)))
+		return 0;
+	if (kind == KRSI_PATH_EXEC) {
+		if (file_match_nopath(c, f, KRSI_PATH_ALLOW_EXEC, call, &r))
+			return 0;
+	} else if (file_match(c, f, kind + KRSI_PATH_ALLOW, call, fp, &r)) {
+		if (((r.arg >> 8) & 0xff) == KRSI_MATCH_INODE ||
+		    f->f_path.dentry->d_inode->__i_nlink <= 1)
+			return 0;
 	}
-	if ((c->pol->dirs & (1u << kind)) && dir_ancestor(c, f, kind)) {
-		r.arg = call | KRSI_MATCH_PATH << 8;
-		r.object = ik.ino ^ (__u64)ik.dev << 32 ^ (__u64)r.arg << 48;
-		return decide(c, &r);
-	}
-	return 0;
+	r.arg = call | KRSI_MATCH_NOT_ALLOWED << 8;
+	return file_decide(c, f, fp, &r);
 }
 
 /*
@@ -522,6 +589,7 @@ static __always_inline int file_rules_nopath(struct ctx *c, struct file *f, __u3
  */
 static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call, bool dpath)
 {
+	struct fpath fp = {};
 	__u32 why;
 
 	if (c->pol->deny & KRSI_DENY(KRSI_HOOK_PATHLESS)) {
@@ -540,7 +608,7 @@ static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call,
 		return 0;
 	if (!dpath)
 		return file_rules_nopath(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call);
-	return file_rules(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call);
+	return file_rules(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call, &fp);
 }
 
 SEC("lsm/bprm_check_security")
@@ -559,6 +627,7 @@ int BPF_PROG(bprm_check_security, struct linux_binprm *bprm, int ret)
 SEC("lsm/file_open")
 int BPF_PROG(file_open, struct file *file, int ret)
 {
+	struct fpath fp = {};
 	struct ctx c;
 	__u64 deny;
 	unsigned int mode;
@@ -569,16 +638,33 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	if (!policy_get(&c))
 		return 0;
 	deny = c.pol->deny & (KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
+	mode = file->f_mode;
+	/*
+	 * With an exec allow list, what may run may not be written: a file or directory allowed
+	 * for exec is never opened for writing (nor created), so the code at an allowed path is
+	 * the code that was there.
+	 */
+	if (mode & FMODE_WRITE && c.pol->deny & KRSI_DENY(KRSI_HOOK_REPLACE)) {
+		struct report rep = { .hook = KRSI_HOOK_REPLACE };
+
+		/* By identity, and by path for what was not there when it was resolved. */
+		if (file_match_nopath(&c, file, KRSI_PATH_ALLOW_EXEC, 0, &rep) ||
+		    file_match(&c, file, KRSI_PATH_ALLOW_EXEC, 0, &fp, &rep)) {
+			rep.arg = KRSI_REPLACE_WRITE | KRSI_MATCH_EXEC_ALLOWED << 8;
+			r = file_decide(&c, file, &fp, &rep);
+			if (r)
+				return r;
+		}
+	}
 	if (!deny)
 		return 0;
-	mode = file->f_mode;
 	if (mode & FMODE_WRITE && deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) {
-		r = file_rules(&c, file, KRSI_PATH_WRITE, KRSI_HOOK_OPEN_WRITE, 0);
+		r = file_rules(&c, file, KRSI_PATH_WRITE, KRSI_HOOK_OPEN_WRITE, 0, &fp);
 		if (r)
 			return r;
 	}
 	if (mode & FMODE_READ && deny & KRSI_DENY(KRSI_HOOK_OPEN_READ))
-		return file_rules(&c, file, KRSI_PATH_READ, KRSI_HOOK_OPEN_READ, 0);
+		return file_rules(&c, file, KRSI_PATH_READ, KRSI_HOOK_OPEN_READ, 0, &fp);
 	return 0;
 }
 
@@ -605,6 +691,21 @@ int BPF_PROG(socket_create, int family, int type, int protocol, int kern, int re
 	r.arg = protocol;
 	r.object = (__u64)family << 8 | t;
 	return decide(&c, &r);
+}
+
+/* A rule of OP for K (its port, then any port); K's port is kept. */
+static __always_inline bool net_match(struct krsi_net_key *k, __u8 op)
+{
+	__u16 port = k->port;
+	bool hit;
+
+	k->op = op;
+	if (bpf_map_lookup_elem(&net_rules, k))
+		return true;
+	k->port = 0; /* rules for any port */
+	hit = bpf_map_lookup_elem(&net_rules, k);
+	k->port = port;
+	return hit;
 }
 
 static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8 op, __u32 hook)
@@ -645,14 +746,13 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 	}
 	k.prefixlen = (sizeof(k) - sizeof(k.prefixlen)) * 8;
 	k.slot = c.pol->slot;
-	k.op = op;
-	if (!bpf_map_lookup_elem(&net_rules, &k)) {
-		__u16 port = k.port;
+	if (!net_match(&k, op)) {
+		/* No deny rule: with an allow list, what it does not admit is denied. */
+		__u8 allow_op = op + (KRSI_NET_ALLOW_CONNECT - KRSI_NET_CONNECT);
 
-		k.port = 0; /* rules for any port */
-		if (!bpf_map_lookup_elem(&net_rules, &k))
+		if (!(c.pol->allow & KRSI_DENY(hook)) || net_match(&k, allow_op))
 			return 0;
-		k.port = port;
+		r.arg = KRSI_MATCH_NOT_ALLOWED << 8;
 	}
 	net.family = sa.sin6_family;
 	net.port = k.port;
@@ -664,7 +764,7 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 
 		__builtin_memcpy(&a, &k.addr[0], 8);
 		__builtin_memcpy(&b, &k.addr[8], 8);
-		r.object = ((__u64)k.port << 48) ^ a ^ b;
+		r.object = ((__u64)k.port << 48) ^ a ^ b ^ (__u64)r.arg << 32;
 	}
 	return decide(&c, &r);
 }
@@ -901,6 +1001,135 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 	if (!file)
 		return 0;
 	return exec_check(&c, file, KRSI_CALL_MMAP, true);
+}
+
+/* ---- replace: what an exec allow list admits stays what it was ---- */
+
+/* The identity of D's inode has a key of KIND in inode_rules. */
+static __always_inline bool dentry_is(struct ctx *c, struct dentry *d, __u32 kind)
+{
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	struct krsi_inode_key k = { .slot = c->pol->slot, .kind = kind };
+
+	if (!inode)
+		return false;
+	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k.ino = BPF_CORE_READ(inode, i_ino);
+	return bpf_map_lookup_elem(&inode_rules, &k);
+}
+
+/* D, or a directory above it on its file system, is a directory that exec rules admit. */
+static __always_inline bool dentry_in_exec_dir(struct ctx *c, struct dentry *d)
+{
+	for (int i = 0; i < KRSI_DIR_DEPTH; i++) {
+		struct dentry *parent = BPF_CORE_READ(d, d_parent);
+
+		if (dentry_is(c, d, KRSI_PATH_ALLOW_EXEC | KRSI_KIND_DIR))
+			return true;
+		if (parent == d)
+			return false;
+		d = parent;
+	}
+	return false;
+}
+
+/* What exec rules admit, or a directory above it: not to be moved, replaced or removed. */
+static __always_inline bool dentry_bound(struct ctx *c, struct dentry *d)
+{
+	return dentry_is(c, d, KRSI_PATH_ALLOW_EXEC) ||
+	       dentry_is(c, d, KRSI_PATH_ALLOW_EXEC | KRSI_KIND_ABOVE) || dentry_in_exec_dir(c, d);
+}
+
+/* A new name D: in an admitted directory, or the last component of an exact exec rule. */
+static __always_inline bool dentry_new_name_admitted(struct ctx *c, struct dentry *d)
+{
+	struct krsi_name_key nk = { .slot = c->pol->slot, .kind = KRSI_PATH_ALLOW_EXEC };
+
+	if (dentry_in_exec_dir(c, BPF_CORE_READ(d, d_parent)))
+		return true;
+	bpf_probe_read_kernel_str(nk.name, sizeof(nk.name), BPF_CORE_READ(d, d_name.name));
+	return bpf_map_lookup_elem(&name_rules, &nk);
+}
+
+static __always_inline bool replace_policy(struct ctx *c)
+{
+	return deny_anywhere(KRSI_HOOK_REPLACE) && policy_get(c) &&
+	       (c->pol->deny & KRSI_DENY(KRSI_HOOK_REPLACE));
+}
+
+static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 call)
+{
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	struct report r = { .hook = KRSI_HOOK_REPLACE, .arg = call | KRSI_MATCH_EXEC_ALLOWED << 8,
+			    .path = (const char *)BPF_CORE_READ(d, d_name.name) };
+
+	if (inode) {
+		r.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		r.value = BPF_CORE_READ(inode, i_ino);
+	}
+	/* The dentry stands for the name: two names of one file are two reports. */
+	r.object = (__u64)(unsigned long)d ^ r.value ^ (__u64)r.arg << 48;
+	return decide(c, &r);
+}
+
+SEC("lsm/inode_rename")
+int BPF_PROG(inode_rename, struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
+	     struct dentry *new_dentry, int ret)
+{
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!replace_policy(&c))
+		return 0;
+	if (dentry_bound(&c, old_dentry))
+		return replace_deny(&c, old_dentry, KRSI_REPLACE_RENAME);
+	if (dentry_bound(&c, new_dentry) || dentry_new_name_admitted(&c, new_dentry))
+		return replace_deny(&c, new_dentry, KRSI_REPLACE_RENAME);
+	return 0;
+}
+
+SEC("lsm/inode_link")
+int BPF_PROG(inode_link, struct dentry *old_dentry, struct inode *dir, struct dentry *new_dentry,
+	     int ret)
+{
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!replace_policy(&c))
+		return 0;
+	if (dentry_new_name_admitted(&c, new_dentry))
+		return replace_deny(&c, new_dentry, KRSI_REPLACE_LINK);
+	return 0;
+}
+
+SEC("lsm/inode_unlink")
+int BPF_PROG(inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
+{
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!replace_policy(&c))
+		return 0;
+	if (dentry_bound(&c, dentry))
+		return replace_deny(&c, dentry, KRSI_REPLACE_UNLINK);
+	return 0;
+}
+
+SEC("lsm/inode_rmdir")
+int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
+{
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!replace_policy(&c))
+		return 0;
+	if (dentry_bound(&c, dentry))
+		return replace_deny(&c, dentry, KRSI_REPLACE_RMDIR);
+	return 0;
 }
 
 SEC("lsm/capable")

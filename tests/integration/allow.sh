@@ -1,0 +1,224 @@
+#!/bin/bash
+# Guest suite for allow lists (schema 2, issue 15): a profile that allows exec, write, connect
+# and bind only of what it names, and one that allows reading only of what it names.
+#
+# ka-enf runs under a-allow (enforce), ka-aud under the same lists in audit mode, ka-read under
+# a-read. For every row: the operation is done in ka-enf (its result, and an event for a
+# denial), in ka-aud (it succeeds; a would-be denial is reported) and on the host (untouched).
+# The rows are the ways around an allow list that a container with root in it has: other
+# names of files (hard links, symlinks, copies), code reached without execve of it (an
+# interpreter, the dynamic loader run directly, mmap and mprotect PROT_EXEC, memfd), and
+# writing or replacing what may run.
+set -u
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/agent.sh"
+
+K=/tmp/ka
+work=$(mktemp -d /tmp/allow.XXXXXX)
+P=$work/profiles
+LOG=$work/krsid.log
+LIBDIR=/usr/lib/x86_64-linux-gnu
+LDSO=$LIBDIR/ld-linux-x86-64.so.2
+
+# count_events CONTAINER HOOK VERDICT FIXED: events of CONTAINER with that hook and verdict
+# whose line contains the fixed string FIXED.
+count_events() {
+	krsictl events --container "$1" 2>/dev/null | grep -F "\"hook\":\"$2\"" |
+		grep -F "\"verdict\":\"$3\"" | grep -cF -- "$4"
+}
+
+# new_event BEFORE CONTAINER HOOK VERDICT FIXED: within 5 s there are more such events than BEFORE.
+new_event() {
+	local before=$1 n; shift
+	for _ in $(seq 50); do
+		n=$(count_events "$@")
+		[ "$n" -gt "$before" ] && return 0
+		sleep 0.1
+	done
+	echo "no new $3 event for container $1 with hook $2 containing '$4' ($n, before $before)"
+	krsictl events --container "$1" | tail -n 5
+	return 1
+}
+
+# ---- fixtures ----
+ip link set lo up 2>/dev/null
+mkdir -p $K/bin $K/data $K/pub "$P"
+cp /bin/echo $K/ok-exec          # allowed by its exact path
+cp /bin/echo $K/other-exec       # named by no allow rule
+cp /bin/echo $K/bin/prog         # allowed by its directory
+cp /bin/echo $K/bin/denied       # in the allowed directory, and denied by a deny rule
+cp /bin/echo $K/data/copy-ok     # a copy of the allowed binary is another file
+ln $K/ok-exec $K/data/hl-ok      # another name of the allowed binary
+ln -s $K/other-exec $K/bin/link-other
+printf '#!%s\n' $K/other-exec >$K/bin/script
+chmod 755 $K/bin/script
+# For the rows that move or remove things, one of each per place (host, ka-aud, ka-enf): what
+# succeeds on the host and in audit mode must not take ka-enf's away.
+WHERE="host ka-aud ka-enf"
+per_where_rules=
+for w in $WHERE; do
+	cp /bin/echo $K/keep-$w            # exact exec rule: renamed away
+	cp /bin/echo $K/keep3-$w           # exact exec rule: renamed over
+	cp /bin/echo $K/bin/v-$w           # in the exec directory: renamed away
+	cp /bin/echo $K/bin/u-$w           # in the exec directory: removed
+	cp /bin/echo $K/data/evil-$w
+	cp /bin/echo $K/data/evil2-$w
+	cp /bin/echo $K/data/evil3-$w
+	mkdir -p $K/up-$w/bin $K/empty-$w  # exec directories: the directory, one above it, an empty one
+	per_where_rules="$per_where_rules, \"$K/keep-$w\", \"$K/keep3-$w\", \"$K/absent-$w\""
+	per_where_dirs="${per_where_dirs:-}, \"$K/up-$w/bin\", \"$K/empty-$w\""
+done
+: >$K/other-file
+: >$K/data/file
+ln -s $K/other-file $K/data/link-other
+echo public >$K/pub/file
+echo secret >$K/secret
+
+allow_lists='
+	"exec": ["/tmp/ka/bin/denied"],
+	"allow": {
+		"exec": ["/usr/lib/krsi/krsi-probe", "/tmp/ka/ok-exec"'"$per_where_rules"'],
+		"exec_dirs": ["/usr/lib/x86_64-linux-gnu", "/tmp/ka/bin"'"$per_where_dirs"'],
+		"write": ["/dev/null"],
+		"write_dirs": ["/tmp/ka/data"],
+		"connect": ["127.0.0.1:8080"],
+		"bind": ["127.0.0.1:9000"]
+	}'
+cat >"$P/a-allow.json" <<EOF
+{ "name": "a-allow", "version": 1, "schema": 2, "mode": "enforce", $allow_lists }
+EOF
+cat >"$P/a-audit.json" <<EOF
+{ "name": "a-audit", "version": 1, "schema": 2, "mode": "audit", $allow_lists }
+EOF
+cat >"$P/a-read.json" <<'EOF'
+{ "name": "a-read", "version": 1, "schema": 2, "mode": "enforce",
+  "allow": { "read": ["/etc/ld.so.cache", "/usr/lib/krsi/krsi-probe"],
+             "read_dirs": ["/usr/lib/x86_64-linux-gnu", "/tmp/ka/pub"] } }
+EOF
+for c in ka-enf ka-aud ka-read; do mkdir -p "$CG/$c"; done
+
+# ---- the agent ----
+check_output "profile check explains an allow-list profile, one line per kind" \
+	'^exec: deny 1 path; then allow only 2 paths, 2 directories, deny the rest$' \
+	krsictl profile check "$P/a-allow.json"
+check_output "and names the kinds it leaves alone" '^not restricted: read, socket' \
+	krsictl profile check "$P/a-allow.json"
+check_output "profile check names the schema" 'schema 2, enforce: valid' \
+	krsictl profile check "$P/a-allow.json"
+printf '{"name":"x","version":1,"mode":"enforce","allow":{"exec":[]}}' >"$work/x.json"
+check "an allow list in a schema 1 profile is refused, with the reason" \
+	fails_with 'x.json: field "allow": allow lists need "schema": 2' krsictl profile check "$work/x.json"
+krsid -p "$P" --log "$LOG" --events "$work/events.log" --no-watch &
+agent_pid=$!
+check "krsid starts with the allow-list profiles" agent_up
+check "register ka-enf under a-allow" krsictl register c-enf --cgroup /ka-enf --profile a-allow
+check "register ka-aud under a-audit" krsictl register c-aud --cgroup /ka-aud --profile a-audit
+check "register ka-read under a-read" krsictl register c-read --cgroup /ka-read --profile a-read
+
+# ---- exec, write, connect, bind ----
+# name | probe op and arguments | result in ka-enf | event hook | fixed string in its event
+# (a result of ok has no event; the host and ka-aud always get the host's result, "ok")
+rows=(
+	"exec of an allowed file|exec $K/ok-exec ok|ok||"
+	"exec in an allowed directory|exec $K/bin/prog ok|ok||"
+	"exec of another name (hard link) of an allowed file|exec $K/data/hl-ok ok|ok||"
+	"exec of a file no allow rule names|exec $K/other-exec ok|EPERM|exec|\"match\":\"not allowed\""
+	"exec of a copy of an allowed file|exec $K/data/copy-ok ok|EPERM|exec|\"path\":\"$K/data/copy-ok\""
+	"exec through a symlink in an allowed directory|exec $K/bin/link-other ok|EPERM|exec|\"path\":\"$K/other-exec\""
+	"a deny rule inside an allowed directory still denies|exec $K/bin/denied ok|EPERM|exec|\"path\":\"$K/bin/denied\""
+	"mmap PROT_EXEC of a library in an allowed directory|mmap-exec $LIBDIR/libc.so.6|ok||"
+	"mmap PROT_EXEC of a file no allow rule names|mmap-exec $K/other-exec|EPERM|exec|\"call\":\"mmap\",\"match\":\"not allowed\""
+	"mprotect PROT_EXEC of a file no allow rule names|mprotect-exec $K/other-exec|EPERM|exec|\"call\":\"mprotect\",\"match\":\"not allowed\""
+	"mprotect PROT_EXEC of a library in an allowed directory|mprotect-exec $LIBDIR/libc.so.6|ok||"
+	"exec of an allowed file's copy in a memfd|memfd-exec $K/ok-exec ok|EPERM|exec|\"match\":\"not allowed\""
+	"write to an allowed file|write /dev/null|ok||"
+	"write in an allowed directory|write $K/data/file|ok||"
+	"write to a file no allow rule names|write $K/other-file|EPERM|write|\"path\":\"$K/other-file\",\"match\":\"not allowed\""
+	"write through a symlink in an allowed directory|write $K/data/link-other|EPERM|write|\"path\":\"$K/other-file\""
+	"create a file in an allowed directory|create $K/data/new-%s|ok||"
+	"write to a file allowed for exec|write $K/ok-exec|EPERM|replace|\"call\":\"write\",\"match\":\"allowed for exec\""
+	"create a file in a directory allowed for exec|create $K/bin/new-%s|EPERM|replace|\"path\":\"$K/bin/new-%s\",\"call\":\"write\""
+	"create a file at an exact exec rule's absent path|create $K/absent-%s|EPERM|replace|\"path\":\"$K/absent-%s\",\"call\":\"write\""
+	"rename a file allowed for exec away|rename $K/keep-%s $K/data/keep-%s|EPERM|replace|\"path\":\"keep-%s\",\"call\":\"rename\""
+	"rename another file over one allowed for exec|rename $K/data/evil-%s $K/keep3-%s|EPERM|replace|\"path\":\"keep3-%s\",\"call\":\"rename\""
+	"rename a file out of a directory allowed for exec|rename $K/bin/v-%s $K/data/v-%s|EPERM|replace|\"path\":\"v-%s\",\"call\":\"rename\""
+	"rename a file into a directory allowed for exec|rename $K/data/evil2-%s $K/bin/evil2-%s|EPERM|replace|\"path\":\"evil2-%s\",\"call\":\"rename\""
+	"rename a file onto an exact exec rule's absent path|rename $K/data/evil3-%s $K/data/absent-%s|EPERM|replace|\"path\":\"absent-%s\",\"call\":\"rename\""
+	"hard link a file into a directory allowed for exec|link $K/other-exec $K/bin/hl-%s|EPERM|replace|\"path\":\"hl-%s\",\"call\":\"link\""
+	"hard link a file onto an exact exec rule's absent path|link $K/other-exec $K/pub/absent-%s|EPERM|replace|\"call\":\"link\""
+	"remove a file in a directory allowed for exec|unlink $K/bin/u-%s|EPERM|replace|\"path\":\"u-%s\",\"call\":\"unlink\""
+	"rename a directory allowed for exec|rename $K/up-%s/bin $K/up-%s/bin2|EPERM|replace|\"path\":\"bin\",\"call\":\"rename\""
+	"rename a directory above one allowed for exec|rename $K/up-%s $K/data/up-%s|EPERM|replace|\"path\":\"up-%s\",\"call\":\"rename\""
+	"remove an empty directory allowed for exec|rmdir $K/empty-%s|EPERM|replace|\"path\":\"empty-%s\",\"call\":\"rmdir\""
+	"rename a file within an allowed write directory|rename $K/data/file $K/data/file|ok||"
+	"hard link a file that may not be written into an allowed write directory|link $K/other-file $K/data/hlo-%s|ok||"
+	"write to it by that name (a file of several names is not admitted by path)|write $K/data/hlo-%s|EPERM|write|\"path\":\"$K/data/hlo-%s\",\"match\":\"not allowed\""
+	"connect to an allowed address and port|connect 127.0.0.1 8080|ok||"
+	"connect to another port|connect 127.0.0.1 8081|EPERM|connect|\"port\":8081,\"match\":\"not allowed\""
+	"connect to the allowed port of another address|connect ::1 8080|EPERM|connect|\"address\":\"::1\""
+	"connect by IPv4-mapped IPv6 to the allowed address|connect ::ffff:127.0.0.1 8080|ok||"
+	"sendto another port, unconnected|sendto 127.0.0.1 8082|EPERM|connect|\"port\":8082"
+	"bind to the allowed address and port|bind 127.0.0.1 9000|ok||"
+	"bind to another port|bind 127.0.0.1 9001|EPERM|bind|\"port\":9001,\"match\":\"not allowed\""
+)
+for row in "${rows[@]}"; do
+	IFS='|' read -r name op want hook fixed <<<"$row"
+	# "%s": a fresh name per cgroup for the rows that create a file
+	# shellcheck disable=SC2086
+	for where in $WHERE; do
+		o=${op//%s/$where}
+		f=${fixed//%s/$where}
+		w=ok; [ $where = ka-enf ] && w=$want
+		cg=$where; [ $where = host ] && cg=
+		c=c-${where#ka-}
+		if [ -n "$hook" ] && [ $where != host ]; then
+			v=deny; [ $where = ka-aud ] && v=audit
+			b=$(count_events $c "$hook" $v "$f")
+		fi
+		check "$where: $name" probe_says "$w" "$cg" $o
+		if [ -n "$hook" ] && [ $where != host ]; then
+			check "$where: $name: reported ($v)" new_event "$b" $c "$hook" $v "$f"
+		fi
+	done
+done
+
+# The dynamic loader is allowed (its directory): run directly, it maps the program itself,
+# and that mapping is the program's code reaching the task.
+check_output "ka-enf: the dynamic loader run directly cannot map a program no rule allows" \
+	'failed to map segment' in_cg ka-enf "$PROBE" exec $LDSO $K/other-exec ok
+check_output "ka-enf: it runs an allowed one" '^ok$' in_cg ka-enf "$PROBE" exec $LDSO $K/ok-exec ok
+
+# A script whose interpreter no allow rule names (the interpreter is echo: it prints the script).
+check "host: a script whose interpreter is not allowed runs" \
+	probe_says $K/bin/script "" exec $K/bin/script
+b=$(count_events c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\"")
+check "ka-enf: it does not (the interpreter is checked as its own exec)" \
+	probe_says EPERM ka-enf exec $K/bin/script
+check "ka-enf: reported" new_event "$b" c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\""
+
+# ---- read ----
+check "ka-read: the probe runs (its binary and libraries may be read)" \
+	probe_says ok ka-read read $K/pub/file
+b=$(count_events c-read read deny "\"path\":\"$K/secret\"")
+check "ka-read: a file no read allow rule names cannot be read" probe_says EPERM ka-read read $K/secret
+check "ka-read: reported" new_event "$b" c-read read deny "\"match\":\"not allowed\""
+check "ka-read: writing is not restricted by a read allow list" probe_says ok ka-read write $K/other-file
+check "ka-read: exec of a file that may be read runs" \
+	probe_says ok ka-read exec "$PROBE" read $K/pub/file
+check "ka-read: exec of one that may not be read fails (exec opens it for reading)" \
+	probe_says EPERM ka-read exec /bin/echo ok
+
+# ---- the policy follows its profile ----
+check_output "profile list shows the schema 2 profiles" 'a-allow' krsictl profile list
+sed -i 's|"/tmp/ka/ok-exec"|"/tmp/ka/ok-exec", "/tmp/ka/other-exec"|' "$P/a-allow.json"
+sed -i 's/"version": 1/"version": 2/' "$P/a-allow.json"
+check "reload with other-exec allowed" krsictl profile reload
+check "ka-enf: other-exec runs after the reload" probe_says ok ka-enf exec $K/other-exec ok
+check "ka-enf: the copy still does not" probe_says EPERM ka-enf exec $K/data/copy-ok ok
+
+check "unregister the three" sh -c 'krsictl unregister c-enf && krsictl unregister c-aud && krsictl unregister c-read'
+check "ka-enf: after unregistration, nothing is restricted" probe_says ok ka-enf exec $K/data/copy-ok ok
+kill "$agent_pid"
+wait "$agent_pid" 2>/dev/null
+tap_done

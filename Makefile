@@ -11,7 +11,7 @@ RESULTS := $(BUILD)/results
 GUEST := $(BUILD)/guest
 
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
-GUEST_SUITES ?= smoke kernel kernel-nobpf core allow hooks fleet kube faults
+GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults
 
 .PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check check demo bench clean clean-cache help
 

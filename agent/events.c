@@ -85,7 +85,9 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 	event_time_str((int64_t)e->time_ns + boot_to_real_ns, buf, sizeof(buf));
 	add_str(o, "time", buf);
 	add_str(o, "hook", names_hook_str(e->hook) ?: "unknown");
-	add_str(o, "verdict", e->verdict == KRSI_VERDICT_DENY ? "deny" : "audit");
+	add_str(o, "verdict", e->verdict == KRSI_VERDICT_DENY    ? "deny"
+			      : e->verdict == KRSI_VERDICT_AUDIT ? "audit"
+								 : "learn");
 	add_str(o, "container", n->container);
 	add_str(o, "profile", n->profile);
 	add_str(o, "cgroup", n->cgroup);
@@ -107,7 +109,8 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		add_str(o, "path", path);
 		if (e->hook == KRSI_HOOK_EXEC || e->hook == KRSI_HOOK_PATHLESS)
 			add_str(o, "call", call_str(e->arg & 0xff));
-		add_str(o, "match", match_str((e->arg >> 8) & 0xff));
+		if (e->verdict != KRSI_VERDICT_LEARN) /* learned: no rule was looked at */
+			add_str(o, "match", match_str((e->arg >> 8) & 0xff));
 		if (e->dev) {
 			snprintf(buf, sizeof(buf), "%u:%u", e->dev >> 20, e->dev & 0xfffff);
 			add_str(o, "dev", buf);
@@ -132,7 +135,9 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		inet_ntop(e->net.family == 2 ? AF_INET : AF_INET6, e->net.addr, addr, sizeof(addr));
 		add_str(o, "address", addr);
 		add_int(o, "port", e->net.port);
-		add_str(o, "match", (e->arg >> 8) == KRSI_MATCH_NOT_ALLOWED ? "not allowed" : "rule");
+		if (e->verdict != KRSI_VERDICT_LEARN)
+			add_str(o, "match",
+				(e->arg >> 8) == KRSI_MATCH_NOT_ALLOWED ? "not allowed" : "rule");
 		break;
 	}
 	case KRSI_HOOK_MOUNT:

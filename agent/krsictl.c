@@ -12,9 +12,11 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 
+#include "learn.h"
 #include "oci_inject.h"
 #include "profile.h"
 #include "protocol.h"
@@ -35,6 +37,10 @@ static void usage(FILE *f)
 		"  profile show NAME                       one profile, as installed\n"
 		"  profile check FILE...                   validate profile files, say what each does per kind\n"
 		"  profile reload                          reload the profile directory, all or nothing\n"
+		"  profile learn CONTAINER|PROFILE --duration D [--output FILE] [--name NAME] [--fold N]\n"
+		"                                          watch what it runs, writes and connects to for D\n"
+		"                                          (30s, 5m, 1h), write a profile that allows only that\n"
+		"  profile diff FILE --container ID        what FILE would have denied of ID's recent events\n"
 		"  assign PROFILE CONTAINER                change a container's profile\n"
 		"  register CONTAINER (--cgroup PATH | --cgroup-id ID | --pid PID) [--profile NAME]\n"
 		"           [--until-exec]                 only exec rules until the first execve\n"
@@ -270,9 +276,407 @@ static int cmd_events(bool follow, const char *container)
 	return r;
 }
 
-static const char *container, *cgroup, *profile, *bundle;
-static uint64_t cgroup_id, pid;
+static const char *container, *cgroup, *profile, *bundle, *output, *name;
+static uint64_t cgroup_id, pid, duration_s, fold = LEARN_FOLD_DEFAULT;
 static bool follow, has_id, has_pid, until_exec;
+
+/* ---- profile learn ---- */
+
+/* "30", "30s", "5m", "2h" into seconds: 1 s to a day. */
+static int parse_duration(const char *s, uint64_t *ret)
+{
+	char num[32];
+	size_t n = strlen(s);
+	uint64_t v = 0, mul = 1;
+
+	if (n == 0 || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n + 1);
+	switch (num[n - 1]) {
+	case 'h':
+		mul *= 60;
+		/* fallthrough */
+	case 'm':
+		mul *= 60;
+		/* fallthrough */
+	case 's':
+		num[--n] = 0;
+	}
+	if (parse_u64(num, &v) < 0 || v == 0 || v > PROTO_LEARN_MAX_S / mul)
+		return -EINVAL;
+	*ret = v * mul;
+	return 0;
+}
+
+/* An events subscription: lines read as they come, split at newlines. */
+struct sub {
+	int fd;
+	char buf[64 * 1024];
+	size_t len;
+};
+
+/* The next complete line within TIMEOUT_MS: 1 (in *LINE, valid until the next call), 0 on
+ * timeout, <0 when the agent closed the stream or sent a line too long. */
+static int sub_line(struct sub *s, int timeout_ms, char **line)
+{
+	static size_t consumed;
+
+	if (consumed) {
+		memmove(s->buf, s->buf + consumed, s->len - consumed);
+		s->len -= consumed;
+		consumed = 0;
+	}
+	for (;;) {
+		char *nl = memchr(s->buf, '\n', s->len);
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		ssize_t n;
+
+		if (nl) {
+			*nl = 0;
+			*line = s->buf;
+			consumed = nl - s->buf + 1;
+			return 1;
+		}
+		if (s->len == sizeof(s->buf))
+			return -EMSGSIZE;
+		n = poll(&pfd, 1, timeout_ms);
+		if (n == 0)
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
+		if (n <= 0)
+			return -EPIPE;
+		s->len += n;
+	}
+}
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Send learn start (SECONDS) or stop for container C; its reply's "lost" in *LOST. */
+static int learn_call(const char *c, uint64_t seconds, uint64_t *lost)
+{
+	json_object *req = proto_request_new(PROTO_LEARN), *v;
+	_cleanup_json_ json_object *rep = NULL;
+	int r;
+
+	json_object_object_add(req, "container", json_object_new_string(c));
+	if (seconds)
+		json_object_object_add(req, "seconds", json_object_new_int64(seconds));
+	else
+		json_object_object_add(req, "stop", json_object_new_boolean(1));
+	r = call(req, &rep);
+	if (!r && json_object_object_get_ex(rep, "lost", &v))
+		*lost = json_object_get_uint64(v);
+	return r;
+}
+
+static bool in_set(char **set, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s && !strcmp(set[i], s))
+			return true;
+	return false;
+}
+
+/* Write TEXT to PATH through a temporary file and a rename: never half a profile. */
+static int write_file(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+static int cmd_learn(const char *target)
+{
+	_cleanup_json_ json_object *ps = NULL, *show = NULL, *doc = NULL;
+	json_object *arr, *req, *base_doc;
+	struct krsi_err err = { "" };
+	struct learn l = { 0 };
+	struct sub sub = { .fd = -1 };
+	char **set = NULL, label[256], desc[512], *line;
+	const char *base = NULL, *single = NULL;
+	size_t n_set = 0;
+	uint64_t lost0 = 0, lost1 = 0;
+	int64_t end;
+	int r;
+
+	if (!duration_s) {
+		fprintf(stderr, "krsictl: profile learn: --duration D is required (30s, 5m, 1h)\n");
+		return EXIT_USAGE;
+	}
+	if (!name && output) {
+		const char *b = strrchr(output, '/') ? strrchr(output, '/') + 1 : output;
+		size_t n = strlen(b);
+
+		snprintf(label, sizeof(label), "%.*s", (int)(n > 5 && !strcmp(b + n - 5, ".json") ? n - 5 : n), b);
+		name = label;
+	}
+	if (!name)
+		name = "learned";
+	/* The containers: TARGET itself, or every container of profile TARGET. */
+	r = call(proto_request_new(PROTO_PS), &ps);
+	if (r)
+		return r;
+	json_object_object_get_ex(ps, "containers", &arr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+
+		if (!strcmp(str(e, "container"), target)) {
+			single = target;
+			base = str(e, "profile");
+		}
+	}
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *c = str(e, "container");
+
+		if (single ? strcmp(c, target) : strcmp(str(e, "profile"), target))
+			continue;
+		base = str(e, "profile");
+		set = realloc(set, (n_set + 1) * sizeof(*set));
+		if (!set)
+			return EXIT_UNREACHABLE;
+		set[n_set++] = strdup(c);
+	}
+	if (!n_set) {
+		fprintf(stderr, "krsictl: profile learn %s: no registered container by that name "
+			"or with that profile\n", target);
+		return EXIT_REFUSED;
+	}
+	/* The base profile's document: its deny lists go into the learned one. */
+	req = proto_request_new(PROTO_PROFILE_SHOW);
+	json_object_object_add(req, "name", json_object_new_string(base));
+	r = call(req, &show);
+	if (r)
+		goto out;
+	if (!json_object_object_get_ex(json_object_object_get(show, "profile"), "document",
+				       &base_doc)) {
+		fprintf(stderr, "krsictl: profile %s: krsid has no document for it (not in its "
+			"directory); its deny lists cannot be kept\n", base);
+		r = EXIT_REFUSED;
+		goto out;
+	}
+	/* Subscribe before learning starts: no event of the first instant is missed. */
+	req = proto_request_new(PROTO_EVENTS);
+	json_object_object_add(req, "follow", json_object_new_boolean(1));
+	if (single)
+		json_object_object_add(req, "container", json_object_new_string(single));
+	sub.fd = proto_connect(socket_path, timeout_ms, &err);
+	if (sub.fd < 0 || proto_send(sub.fd, req) < 0) {
+		json_object_put(req);
+		fprintf(stderr, "krsictl: %s\n", sub.fd < 0 ? err.msg : strerror(errno));
+		r = EXIT_UNREACHABLE;
+		goto out;
+	}
+	json_object_put(req);
+	if (sub_line(&sub, timeout_ms, &line) <= 0 || !strstr(line, "\"ok\":true")) {
+		fprintf(stderr, "krsictl: events: no subscription\n");
+		r = EXIT_UNREACHABLE;
+		goto out;
+	}
+	/* krsid ends learning on its own 30 s after D if this command dies. */
+	for (size_t i = 0; i < n_set; i++) {
+		r = learn_call(set[i], duration_s + 30, &lost0);
+		if (r) {
+			for (size_t j = 0; j < i; j++)
+				learn_call(set[j], 0, &lost1);
+			goto out;
+		}
+	}
+	fprintf(stderr, "krsictl: learning %zu container%s of profile %s for %llu s\n", n_set,
+		n_set == 1 ? "" : "s", base, (unsigned long long)duration_s);
+	end = mono_ms() + (int64_t)duration_s * 1000;
+	for (int stopped = 0;;) {
+		int64_t left = end - mono_ms();
+		json_object *ev, *c;
+
+		if (left <= 0) {
+			if (stopped)
+				break;
+			/* Stop, then read what was sent until then: 500 ms more. */
+			for (size_t i = 0; i < n_set; i++)
+				learn_call(set[i], 0, &lost1);
+			stopped = 1;
+			end = mono_ms() + 500;
+			continue;
+		}
+		r = sub_line(&sub, left, &line);
+		if (r == 0)
+			continue;
+		if (r < 0) {
+			fprintf(stderr, "krsictl: the event stream ended early: %s\n", strerror(-r));
+			for (size_t i = 0; !stopped && i < n_set; i++)
+				learn_call(set[i], 0, &lost1);
+			r = EXIT_UNREACHABLE;
+			goto out;
+		}
+		ev = json_tokener_parse(line);
+		if (!ev)
+			continue;
+		if (json_object_object_get_ex(ev, "container", &c) &&
+		    in_set(set, n_set, json_object_get_string(c)))
+			learn_event(&l, ev, NULL);
+		json_object_put(ev);
+	}
+	snprintf(desc, sizeof(desc), "learned from %s%s over %llu s by krsictl profile learn",
+		 single ? "container " : "the containers of profile ", single ? single : base,
+		 (unsigned long long)duration_s);
+	doc = learn_profile(&l, base_doc, name, desc, fold, &err);
+	if (!doc) {
+		fprintf(stderr, "krsictl: the learned profile: %s\n", err.msg);
+		r = EXIT_REFUSED;
+		goto out;
+	}
+	{
+		const char *text = json_object_to_json_string_ext(
+			doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				     JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (output) {
+			r = write_file(output, text);
+			if (r < 0) {
+				fprintf(stderr, "krsictl: %s: %s\n", output, strerror(-r));
+				r = EXIT_REFUSED;
+				goto out;
+			}
+		} else {
+			printf("%s\n", text);
+		}
+	}
+	fprintf(stderr, "krsictl: learned %llu events: %zu exec, %zu write, %zu connect, %zu bind "
+		"(distinct; %llu repeats)\n", (unsigned long long)l.events, l.n[LEARN_EXEC],
+		l.n[LEARN_WRITE], l.n[LEARN_CONNECT], l.n[LEARN_BIND],
+		(unsigned long long)(l.repeats + l.throttled));
+	if (l.dropped)
+		fprintf(stderr, "krsictl: warning: %llu distinct items dropped (more than %d of "
+			"a kind): the profile will deny them\n", (unsigned long long)l.dropped,
+			LEARN_MAX_ITEMS);
+	if (l.pathless)
+		fprintf(stderr, "krsictl: warning: %llu events had no path or address a rule can "
+			"name\n", (unsigned long long)l.pathless);
+	if (lost1 > lost0)
+		fprintf(stderr, "krsictl: warning: %llu events were lost (ring buffer full) while "
+			"learning: the profile may deny what the workload did; learn again\n",
+			(unsigned long long)(lost1 - lost0));
+	/* A path both executed and written: the exec allow list will not let it be written. */
+	for (size_t i = 0; i < l.n[LEARN_WRITE]; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < l.n[LEARN_EXEC] && !found; j++)
+			found = !strcmp(l.v[LEARN_EXEC][j], l.v[LEARN_WRITE][i]);
+		if (found)
+			fprintf(stderr, "krsictl: warning: %s was both executed and written: an exec "
+				"allow list keeps what it admits unchanged, so writing it will be "
+				"denied\n", l.v[LEARN_WRITE][i]);
+	}
+	r = lost1 > lost0 || l.dropped ? EXIT_REFUSED : EXIT_OK;
+	if (r)
+		fprintf(stderr, "krsictl: the profile is written, and incomplete\n");
+out:
+	if (sub.fd >= 0)
+		close(sub.fd);
+	for (size_t i = 0; i < n_set; i++)
+		free(set[i]);
+	free(set);
+	learn_clear(&l);
+	return r;
+}
+
+/* ---- profile diff ---- */
+
+static void event_object(json_object *ev, char *buf, size_t size)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(ev, "path", &v))
+		snprintf(buf, size, "%s", json_object_get_string(v));
+	else if (json_object_object_get_ex(ev, "address", &v))
+		snprintf(buf, size, "%s port %s", json_object_get_string(v), str(ev, "port"));
+	else if (json_object_object_get_ex(ev, "capability", &v))
+		snprintf(buf, size, "%s", json_object_get_string(v));
+	else if (json_object_object_get_ex(ev, "family", &v))
+		snprintf(buf, size, "%s %s", json_object_get_string(v), str(ev, "type"));
+	else
+		snprintf(buf, size, "-");
+}
+
+static int cmd_diff(const char *file)
+{
+	_cleanup_json_ json_object *rep = NULL;
+	json_object *req, *arr;
+	struct krsi_err err = { "" };
+	struct profile *p = NULL;
+	struct learn seen = { 0 }; /* each verdict line once */
+	size_t n = 0, denied = 0, unjudged = 0;
+	int r;
+
+	if (!container) {
+		fprintf(stderr, "krsictl: profile diff: --container ID is required\n");
+		return EXIT_USAGE;
+	}
+	if (profile_load_file(file, false, &p, &err) < 0) {
+		fprintf(stderr, "krsictl: %s\n", err.msg);
+		return EXIT_INVALID;
+	}
+	req = proto_request_new(PROTO_EVENTS);
+	json_object_object_add(req, "container", json_object_new_string(container));
+	r = call(req, &rep);
+	if (r) {
+		profile_free(p);
+		return r;
+	}
+	json_object_object_get_ex(rep, "events", &arr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *ev = json_object_array_get_idx(arr, i);
+		char why[160], what[300], line[600];
+		int v = learn_would_deny(p, ev, why, sizeof(why));
+
+		n++;
+		if (v < 0) {
+			unjudged++;
+			continue;
+		}
+		if (v == 0)
+			continue;
+		denied++;
+		event_object(ev, what, sizeof(what));
+		snprintf(line, sizeof(line), "would deny: %s %s (%s; was %s)", str(ev, "hook"), what,
+			 why, str(ev, "verdict"));
+		if (learn_add(&seen, LEARN_EXEC, line) == 1)
+			printf("%s\n", line);
+	}
+	printf("%s: %zu of %zu recent events of container %s would be denied", file, denied, n,
+	       container);
+	if (unjudged)
+		printf(", %zu could not be judged from the event", unjudged);
+	printf("\n");
+	learn_clear(&seen);
+	profile_free(p);
+	return EXIT_OK;
+}
 
 /* One option; returns an exit code to stop with, or -1 to go on. */
 static int parse_opt(int c)
@@ -325,6 +729,26 @@ static int parse_opt(int c)
 	case 'B':
 		bundle = optarg;
 		break;
+	case 'D':
+		if (parse_duration(optarg, &duration_s) < 0) {
+			fprintf(stderr, "krsictl: --duration %s: expected 1s to 24h (30, 30s, 5m, 1h)\n",
+				optarg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'o':
+		output = optarg;
+		break;
+	case 'n':
+		name = optarg;
+		break;
+	case 'F':
+		if (parse_u64(optarg, &fold) < 0 || fold > 1000) {
+			fprintf(stderr, "krsictl: --fold %s: expected 0 (never) to 1000 files\n",
+				optarg);
+			return EXIT_USAGE;
+		}
+		break;
 	case 'h':
 		usage(stdout);
 		return EXIT_OK;
@@ -349,13 +773,17 @@ int main(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "until-exec", no_argument, NULL, 'X' },
 		{ "bundle", required_argument, NULL, 'B' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "fold", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	const char *cmd;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "+s:t:jfc:g:i:P:p:B:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:t:jfc:g:i:P:p:B:D:o:n:F:h", opts, NULL)) != -1) {
 		r = parse_opt(c);
 		if (r >= 0)
 			return r;
@@ -370,7 +798,7 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "s:t:jfc:g:i:P:p:B:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:t:jfc:g:i:P:p:B:D:o:n:F:h", opts, NULL)) != -1) {
 		r = parse_opt(c);
 		if (r >= 0)
 			return r;
@@ -389,6 +817,10 @@ int main(int argc, char **argv)
 			return cmd_check(argc - 1, argv + 1);
 		if (!strcmp(argv[0], "reload") && argc == 1)
 			return cmd_simple(PROTO_RELOAD, NULL);
+		if (!strcmp(argv[0], "learn") && argc == 2)
+			return cmd_learn(argv[1]);
+		if (!strcmp(argv[0], "diff") && argc == 2)
+			return cmd_diff(argv[1]);
 		if (!strcmp(argv[0], "show") && argc == 2) {
 			json_object *req = proto_request_new(PROTO_PROFILE_SHOW);
 			_cleanup_json_ json_object *rep = NULL;

@@ -312,6 +312,10 @@ static uint64_t prof_deny_all(void)
 
 	for (size_t i = 0; i < d.n_prof; i++)
 		deny |= d.prof[i].deny;
+	/* A learned container needs the hooks of what it learns. */
+	for (size_t i = 0; i < d.reg.n; i++)
+		if (d.reg.v[i].learn_until_ns)
+			deny |= KRSI_LEARN_DENY;
 	return deny;
 }
 
@@ -1099,6 +1103,7 @@ static json_object *entry_json(const struct registry_entry *e)
 	json_object_object_add(o, "denied", json_object_new_uint64(cg.denied));
 	json_object_object_add(o, "audited", json_object_new_uint64(cg.audited));
 	json_object_object_add(o, "armed", json_object_new_boolean(cg.flags & KRSI_CG_ARMED));
+	json_object_object_add(o, "learning", json_object_new_boolean(e->learn_until_ns));
 	return o;
 }
 
@@ -1163,6 +1168,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 				snprintf(e.rootfs, sizeof(e.rootfs), "%s", cur->rootfs);
 			if (!e.pid)
 				e.pid = cur->pid;
+			e.learn_until_ns = cur->learn_until_ns; /* its cgroups entry keeps the flag */
 		}
 	}
 	snprintf(e.profile, sizeof(e.profile), "%s", profile);
@@ -1211,6 +1217,90 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		 (unsigned long long)e.cgroup_id, profile);
 	rep = proto_reply_ok();
 	json_object_object_add(rep, "container", entry_json(registry_find(&d.reg, e.container)));
+	return rep;
+}
+
+/* ---- learning (krsictl profile learn) ---- */
+
+static struct krsi_stats stats_sum(void);
+
+/* Set or clear KRSI_CG_LEARN on E's cgroups entry; E->learn_until_ns says which. */
+static int learn_write(struct registry_entry *e, struct krsi_err *err)
+{
+	struct krsi_cgroup cg;
+
+	if (bpf_map_lookup_elem(d.obj.maps.cgroups, &e->cgroup_id, &cg) < 0)
+		return err_set(err, -errno, "container %s: its cgroups entry: %s", e->container,
+			       strerror(errno));
+	/* Only an armed entry is written: the programs set ARMED, never clear it. */
+	if (!(cg.flags & KRSI_CG_ARMED))
+		return err_set(err, -EAGAIN, "container %s: has not run its first program yet "
+				"(registered until exec); learn once it runs", e->container);
+	cg.flags = e->learn_until_ns ? cg.flags | KRSI_CG_LEARN : cg.flags & ~KRSI_CG_LEARN;
+	if (bpf_map_update_elem(d.obj.maps.cgroups, &e->cgroup_id, &cg, BPF_EXIST) < 0)
+		return err_set(err, -errno, "container %s: writing its cgroups entry: %s",
+			       e->container, strerror(errno));
+	return 0;
+}
+
+static void learn_end(struct registry_entry *e, const char *why)
+{
+	struct krsi_err err = { "" };
+
+	e->learn_until_ns = 0;
+	if (learn_write(e, &err) < 0)
+		log_info("%s", err.msg);
+	log_info("container %s: learning ended (%s)", e->container, why);
+	hooks_detach_unused();
+	config_set_deny(prof_deny_all(), false);
+}
+
+/* Learning that ran out of time ends. */
+static void learn_expire(void)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+	for (size_t i = 0; i < d.reg.n; i++)
+		if (d.reg.v[i].learn_until_ns && d.reg.v[i].learn_until_ns <= now)
+			learn_end(&d.reg.v[i], "its time is up");
+}
+
+static json_object *op_learn(struct proto_request *q)
+{
+	struct registry_entry *e = registry_find(&d.reg, q->container);
+	struct krsi_stats st = stats_sum();
+	struct krsi_err err = { "" };
+	json_object *rep;
+	int r;
+
+	if (!e)
+		return proto_reply_error("container %s: not registered", q->container);
+	if (q->stop) {
+		if (!e->learn_until_ns)
+			return proto_reply_error("container %s: not being learned", q->container);
+		learn_end(e, "on request");
+	} else {
+		bool was = e->learn_until_ns != 0;
+
+		/* The hooks first: a flag that no running hook reads would learn nothing. */
+		r = hooks_attach(KRSI_LEARN_DENY, &err);
+		if (r < 0)
+			return proto_reply_error("%s", err.msg);
+		e->learn_until_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)q->seconds * 1000000000ULL;
+		r = learn_write(e, &err);
+		if (r < 0) {
+			e->learn_until_ns = 0;
+			hooks_detach_unused();
+			return proto_reply_error("%s", err.msg);
+		}
+		config_set_deny(prof_deny_all(), false);
+		log_info("container %s: %s for %lld s", e->container,
+			 was ? "learning extended" : "learning", (long long)q->seconds);
+	}
+	rep = proto_reply_ok();
+	json_object_object_add(rep, "container", entry_json(e));
+	/* Loss anywhere may have been this container's: the client compares two replies. */
+	json_object_object_add(rep, "lost", json_object_new_uint64(st.lost));
 	return rep;
 }
 
@@ -1867,6 +1957,9 @@ static void serve(int fd, json_object *req)
 	case PROTO_EVENTS:
 		rep = op_events(&q, fd, &keep);
 		break;
+	case PROTO_LEARN:
+		rep = op_learn(&q);
+		break;
 	case PROTO_METRICS: {
 		struct metrics_buf b = { 0 };
 
@@ -2100,6 +2193,18 @@ static int recover(void)
 		e.registered_ns = re.registered_ns;
 		if (registry_add(&d.reg, &e, &err) < 0)
 			log_info("pinned registry: %s, ignoring", err.msg);
+		/* Learning ends with the agent that reported it: nobody collects its events. */
+		{
+			struct krsi_cgroup c;
+
+			if (bpf_map_lookup_elem(d.obj.maps.cgroups, &cg, &c) == 0 &&
+			    c.flags & KRSI_CG_LEARN) {
+				c.flags &= ~KRSI_CG_LEARN;
+				bpf_map_update_elem(d.obj.maps.cgroups, &cg, &c, BPF_EXIST);
+				log_info("container %s: learning ended (the agent restarted)",
+					 e.container);
+			}
+		}
 	}
 	/* Rule slots that no policy names (a reload cut short by a kill): collect them. */
 	slots_scan(d.obj.maps.path_rules, sizeof(struct krsi_path_key),
@@ -2558,6 +2663,7 @@ int main(int argc, char **argv)
 				reg_collect();
 				prof_collect();
 				slots_collect(false);
+				learn_expire();
 				if (d.watch && d.watch_fd < 0)
 					watch_start();
 				if (d.refresh_s && now_ns(CLOCK_MONOTONIC) - d.refreshed_ns >=

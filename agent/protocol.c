@@ -47,6 +47,10 @@ static const struct opdef {
 			   { { "follow", T_BOOL, false, offsetof(struct proto_request, follow) },
 			     S("container", container, false) } },
 	[PROTO_METRICS] = { "metrics" },
+	[PROTO_LEARN] = { "learn",
+			  { S("container", container, true),
+			    { "seconds", T_INT, false, offsetof(struct proto_request, seconds) },
+			    { "stop", T_BOOL, false, offsetof(struct proto_request, stop) } } },
 };
 
 const char *proto_op_name(enum proto_op op)
@@ -200,6 +204,15 @@ int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 			   strstr(req.cgroup, "/..") || strstr(req.cgroup, "//"))) {
 		r = err_set(err, -EINVAL, "field \"cgroup\": \"%s\": expected a cgroup path such as /a/b",
 			    req.cgroup);
+		goto fail;
+	}
+	if (req.op == PROTO_LEARN && req.stop == !!req.seconds) {
+		r = err_set(err, -EINVAL, "op learn: exactly one of \"seconds\", \"stop\": true expected");
+		goto fail;
+	}
+	if (req.op == PROTO_LEARN && req.seconds > PROTO_LEARN_MAX_S) {
+		r = err_set(err, -EINVAL, "field \"seconds\": %lld: at most %d (a day)",
+			    (long long)req.seconds, PROTO_LEARN_MAX_S);
 		goto fail;
 	}
 	if (req.bundle && (req.bundle[0] != '/' || strlen(req.bundle) >= KRSI_ROOTFS_MAX)) {

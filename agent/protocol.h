@@ -22,6 +22,11 @@
  *   unregister    container                                 -
  *   assign        container, profile                        container: entry
  *   events        follow?, container?                       events: [...], then lines when follow
+ *   metrics       -                                         text
+ *   learn         container, seconds (1..86400) or stop     container: entry, lost
+ *                 while learned, the container's exec, write-open, connect and bind that no
+ *                 deny rule denies are allowed and reported as "learn" events; it ends at
+ *                 stop, after SECONDS, at unregistration, or when krsid stops
  *
  * Replies: {"version":1,"ok":true,...} or {"version":1,"ok":false,"error":"..."}.
  */
@@ -37,6 +42,7 @@
 #define PROTO_VERSION 1
 #define PROTO_REQUEST_MAX (64 * 1024)
 #define PROTO_REPLY_MAX (16 * 1024 * 1024)
+#define PROTO_LEARN_MAX_S 86400
 #define PROTO_SOCKET_PATH "/run/krsi/krsid.sock"
 
 enum proto_op {
@@ -50,6 +56,7 @@ enum proto_op {
 	PROTO_ASSIGN,
 	PROTO_EVENTS,
 	PROTO_METRICS,
+	PROTO_LEARN,
 	PROTO_OP_COUNT,
 };
 
@@ -62,7 +69,8 @@ struct proto_request {
 	const char *bundle; /* register: the OCI bundle, whose rootfs identities are resolved in */
 	uint64_t cgroup_id;
 	int64_t pid;
-	bool has_cgroup_id, has_pid, follow, until_exec;
+	int64_t seconds; /* learn: how long at most, from now */
+	bool has_cgroup_id, has_pid, follow, until_exec, stop;
 	json_object *doc;
 };
 

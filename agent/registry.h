@@ -20,6 +20,7 @@ struct registry_entry {
 	uint64_t registered_ns;
 	uint32_t level;
 	int64_t pid; /* the process whose root the live identity view is resolved in (0: none) */
+	uint64_t learn_until_ns; /* CLOCK_MONOTONIC end of learning (KRSI_CG_LEARN), or 0 */
 };
 
 struct registry {

@@ -155,6 +155,7 @@ struct ctx {
 	struct krsi_policy *pol;
 	struct krsi_cgroup *cg;
 	__u64 cgid; /* the registered cgroup */
+	__u64 learn; /* KRSI_LEARN_DENY while the cgroup is learned (KRSI_CG_LEARN), else 0 */
 };
 
 /*
@@ -229,6 +230,7 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		c->cg = cg;
 		c->pol = pol;
 		c->cgid = id;
+		c->learn = cg->flags & KRSI_CG_LEARN ? KRSI_LEARN_DENY : 0;
 		return true;
 	}
 	return false;
@@ -357,6 +359,16 @@ static __always_inline int decide(struct ctx *c, struct report *r)
 	}
 	report(c, enforce ? KRSI_VERDICT_DENY : KRSI_VERDICT_AUDIT, r);
 	return enforce ? -EPERM : 0;
+}
+
+/*
+ * A learned container did what R says, and no deny rule denies it: report it (verdict learn,
+ * throttled as any report) and allow it. Counted as neither a denial nor an audit.
+ */
+static __always_inline int learn(struct ctx *c, struct report *r)
+{
+	report(c, KRSI_VERDICT_LEARN, r);
+	return 0;
 }
 
 /* For the deny kinds that are one switch. */
@@ -543,6 +555,9 @@ static __always_inline int file_rules_nopath(struct ctx *c, struct file *f, __u3
 
 	if (file_match_nopath(c, f, kind, call, &r))
 		goto verdict;
+	/* Learning needs the path, which this hook cannot resolve: execve and mmap report it. */
+	if (c->learn & KRSI_DENY(hook))
+		return 0;
 	if (!(c->pol->allow & KRSI_DENY(hook)) ||
 	    file_match_nopath(c, f, kind + KRSI_PATH_ALLOW, call, &r))
 		return 0;
@@ -569,6 +584,16 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 
 	if (file_match(c, f, kind, call, fp, &r))
 		return file_decide(c, f, fp, &r);
+	if (c->learn & KRSI_DENY(hook)) {
+		struct krsi_path_key *k = fpath_get(fp, f);
+
+		if (!k)
+			return 0; /* no path to learn */
+		r.path = k->path;
+		r.arg = call;
+		r.object = hash_str(k->path) ^ (__u64)call << 48;
+		return learn(c, &r);
+	}
 	if (!(c->pol->allow & KRSI_DENY(hook)))
 		return 0;
 	if (kind == KRSI_PATH_EXEC) {
@@ -604,7 +629,7 @@ static __always_inline int exec_check(struct ctx *c, struct file *f, __u32 call,
 			return decide(c, &r);
 		}
 	}
-	if (!(c->pol->deny & KRSI_DENY(KRSI_HOOK_EXEC)))
+	if (!((c->pol->deny | c->learn) & KRSI_DENY(KRSI_HOOK_EXEC)))
 		return 0;
 	if (!dpath)
 		return file_rules_nopath(c, f, KRSI_PATH_EXEC, KRSI_HOOK_EXEC, call);
@@ -637,7 +662,8 @@ int BPF_PROG(file_open, struct file *file, int ret)
 		return ret;
 	if (!policy_get(&c))
 		return 0;
-	deny = c.pol->deny & (KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
+	deny = (c.pol->deny | c.learn) &
+	       (KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
 	mode = file->f_mode;
 	/*
 	 * With an exec allow list, what may run may not be written: a file or directory allowed
@@ -716,7 +742,7 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 	struct sockaddr_in6 sa = {};
 	struct ctx c;
 
-	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(hook)))
+	if (!policy_get(&c) || !((c.pol->deny | c.learn) & KRSI_DENY(hook)))
 		return 0;
 	if (addrlen < (int)sizeof(struct sockaddr_in))
 		return 0;
@@ -750,9 +776,12 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 		/* No deny rule: with an allow list, what it does not admit is denied. */
 		__u8 allow_op = op + (KRSI_NET_ALLOW_CONNECT - KRSI_NET_CONNECT);
 
-		if (!(c.pol->allow & KRSI_DENY(hook)) || net_match(&k, allow_op))
+		if (c.learn & KRSI_DENY(hook))
+			r.arg = -1; /* learned, below */
+		else if (!(c.pol->allow & KRSI_DENY(hook)) || net_match(&k, allow_op))
 			return 0;
-		r.arg = KRSI_MATCH_NOT_ALLOWED << 8;
+		else
+			r.arg = KRSI_MATCH_NOT_ALLOWED << 8;
 	}
 	net.family = sa.sin6_family;
 	net.port = k.port;
@@ -765,6 +794,10 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 		__builtin_memcpy(&a, &k.addr[0], 8);
 		__builtin_memcpy(&b, &k.addr[8], 8);
 		r.object = ((__u64)k.port << 48) ^ a ^ b ^ (__u64)r.arg << 32;
+	}
+	if (r.arg == -1) {
+		r.arg = 0;
+		return learn(&c, &r);
 	}
 	return decide(&c, &r);
 }

@@ -111,6 +111,7 @@ enum krsi_mode {
 enum krsi_verdict {
 	KRSI_VERDICT_DENY = 0,
 	KRSI_VERDICT_AUDIT = 1,
+	KRSI_VERDICT_LEARN = 2, /* a learned container did it, and no deny rule matched */
 };
 
 /*
@@ -231,6 +232,15 @@ struct krsi_policy {
  * instruction, arms it. Every other registration is armed from the start.
  */
 #define KRSI_CG_ARMED 0x1
+/*
+ * Being learned (krsictl profile learn): every exec, write-open, connect and bind that no deny
+ * rule denies is reported (verdict learn) and allowed, whatever the kind's allow list says.
+ * The agent sets it only on an armed entry, so that it never races the programs' ARMED bit.
+ */
+#define KRSI_CG_LEARN 0x2
+#define KRSI_LEARN_DENY                                                                  \
+	(KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) |                     \
+	 KRSI_DENY(KRSI_HOOK_CONNECT) | KRSI_DENY(KRSI_HOOK_BIND))
 
 /* Value of the cgroups map, keyed by cgroup id: what the programs need, and the counters. */
 struct krsi_cgroup {

@@ -32,5 +32,6 @@ void test_events(void);
 void test_hookset(void);
 void test_identity(void);
 void test_metrics(void);
+void test_learn(void);
 
 #endif

@@ -850,7 +850,7 @@ void profile_explain(const struct profile *p, FILE *f)
 		if (nfam && ntypes)
 			fputs(", ", f);
 		if (ntypes)
-			explain_count(f, ntypes, "family and type", "families and types");
+			explain_count(f, ntypes, "family:type pair", "family:type pairs");
 		fputc('\n', f);
 	} else {
 		snprintf(open_kinds + strlen(open_kinds), sizeof(open_kinds) - strlen(open_kinds),

@@ -18,9 +18,11 @@
  *       register the cgroups CGPATH/c{FROM} .. c{TO-1} (CGPATH relative to the cgroup2 mount)
  *       as containers bench-c{i}, over krsid's control socket: one connection each, without
  *       a krsictl process per container
- *   krsi-bench profile FILE NAME N          write profile NAME with N deny entries (paths of
+ *   krsi-bench profile FILE NAME N [allow]  write profile NAME with N deny entries (paths of
  *       the exec, read and write lists, and connect addresses) plus the rules of
- *       bench-seccomp (mount, ptrace, module, bpf, userns, packet and raw sockets)
+ *       bench-seccomp (mount, ptrace, module, bpf, userns, packet and raw sockets); with
+ *       "allow", schema 2 and allow lists for exec, read, write and connect that admit what
+ *       the loops do (five entries each, the admitting one last)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -446,13 +448,29 @@ static int cmd_profile(int argc, char **argv)
 	FILE *f;
 	long n;
 
-	if (argc != 3)
-		die("usage: krsi-bench profile FILE NAME N");
+	bool allow = argc == 4 && !strcmp(argv[3], "allow");
+
+	if (argc != 3 && !allow)
+		die("usage: krsi-bench profile FILE NAME N [allow]");
 	n = parse_num("N", argv[2]);
 	f = fopen(argv[0], "we");
 	if (!f)
 		die("%s: %s", argv[0], strerror(errno));
 	fprintf(f, "{\n\"name\": \"%s\",\n\"version\": 1,\n\"mode\": \"enforce\",\n", argv[1]);
+	if (allow) {
+		static const char *const admit[] = { "/usr/lib/krsi/bench/krsi-true", OPEN_FILE,
+						     OPEN_FILE };
+
+		fprintf(f, "\"schema\": 2,\n\"allow\": {\n");
+		for (int k = 0; k < 3; k++) {
+			fprintf(f, "  \"%s\": [", kinds[k]);
+			for (int i = 0; i < 4; i++)
+				fprintf(f, "\"/krsi-bench/allow-%s/f%d\", ", kinds[k], i);
+			fprintf(f, "\"%s\"],\n", admit[k]);
+		}
+		fprintf(f, "  \"connect\": [\"10.1.0.0/16:80\", \"10.2.0.0/16:80\", "
+			   "\"10.3.0.0/16:80\", \"10.4.0.0/16:80\", \"127.0.0.1\"]\n},\n");
+	}
 	fprintf(f, "\"description\": \"krsi-bench: %ld deny entries that the benchmark never "
 		   "matches, and the rules a seccomp filter can express\",\n", n);
 	/* n entries over the four lists, none matching what the benchmark does. */

@@ -46,6 +46,11 @@ static void check_request(const struct proto_request *q)
 		abort();
 	if (q->op == PROTO_PROFILE_SHOW && !q->name)
 		abort();
+	/* learn: a container, and exactly one of 1..86400 seconds or stop */
+	if (q->op == PROTO_LEARN &&
+	    (!q->container || q->stop == (q->seconds != 0) || q->seconds < 0 ||
+	     q->seconds > PROTO_LEARN_MAX_S))
+		abort();
 }
 
 static void parse(const char *buf, size_t len)

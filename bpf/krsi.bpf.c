@@ -1100,8 +1100,14 @@ static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 c
 		r.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		r.value = BPF_CORE_READ(inode, i_ino);
 	}
-	/* The dentry stands for the name: two names of one file are two reports. */
-	r.object = (__u64)(unsigned long)d ^ r.value ^ (__u64)r.arg << 48;
+	/* Its directory and the start of its name: two names of one file are two reports. */
+	{
+		__u64 name = 0;
+
+		bpf_probe_read_kernel_str(&name, sizeof(name), r.path);
+		r.object = name ^ (__u64)BPF_CORE_READ(d, d_parent, d_inode, i_ino) << 24 ^
+			   r.value ^ (__u64)r.arg << 48;
+	}
 	return decide(c, &r);
 }
 

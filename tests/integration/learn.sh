@@ -38,7 +38,7 @@ EOF
 # What it never did: run another binary, write outside /data/out, connect to another port.
 cat >"$work/other.sh" <<EOF
 #!/bin/sh
-/opt/other true 2>&1; echo "exec rc=\$?"
+/opt/bin/true 2>&1; echo "exec rc=\$?"
 (echo x >/data/other) 2>&1; echo "write rc=\$?"
 wget -q -O - http://127.0.0.1:$OTHER_PORT/ 2>&1; echo "connect rc=\$?"
 EOF
@@ -49,10 +49,10 @@ bundle() {
 	local name=$1 profile=$2
 	shift 2
 	make_bundle "$work/$name" "$@" >/dev/null || return 1
-	mkdir -p "$work/$name/rootfs/opt" "$work/$name/rootfs/data"
+	mkdir -p "$work/$name/rootfs/opt/bin" "$work/$name/rootfs/data"
 	cp "$work/work.sh" "$work/other.sh" "$work/$name/rootfs/"
 	chmod 755 "$work/$name/rootfs/work.sh" "$work/$name/rootfs/other.sh"
-	cp /bin/busybox "$work/$name/rootfs/opt/other" # a copy: another file, never run
+	cp /bin/busybox "$work/$name/rootfs/opt/bin/true" # a copy: another file, never run
 	bundle_edit "$work/$name" '.root.readonly = false |
 		.linux.namespaces |= map(select(.type != "network"))' || return 1
 	krsictl oci-inject "$work/$name" --profile "$profile"
@@ -119,6 +119,14 @@ check "profile learn: a bad duration is refused" \
 crun run -d -b "$work/learn-a" lc-a </dev/null >"$work/lc-a.out" 2>&1
 check "the workload's container runs under l-base" \
 	sh -c "krsictl ps | grep -q '^lc-a .* l-base '"
+armed() {
+	for _ in $(seq 50); do
+		[ "$(krsictl ps --json | jq -r '.containers[] | select(.container == "lc-a") | .armed')" = true ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "its registration is armed (its first program runs)" armed
 krsictl profile learn lc-a --duration 20s --output "$P/l-learned.json" 2>"$work/learn.err" &
 learn_pid=$!
 for _ in $(seq 50); do [ "$(learning_of lc-a)" = true ] && break; sleep 0.1; done
@@ -149,7 +157,7 @@ check "the base's deny lists are kept" \
 check "learn events came from the learned container only" \
 	sh -c "krsictl events | grep -F '\"verdict\":\"learn\"' | grep -vF '\"container\":\"lc-a\"' | grep -c . | grep -qx 0"
 check_output "profile check explains the learned profile" \
-	'^connect: allow only 1 rule, deny the rest$' krsictl profile check "$P/l-learned.json"
+	'^connect: allow only 1 network, deny the rest$' krsictl profile check "$P/l-learned.json"
 cp "$P/l-learned.json" "$work/l-learned.saved.json"
 
 # ---- dry run ----
@@ -171,11 +179,11 @@ check_output "the same workload runs unchanged under the learned profile" '^work
 check "and nothing of it was denied" \
 	sh -c "! krsictl events --container lb-b | grep -qF '\"verdict\":\"deny\"'"
 run_container learned-c lb-c
-check_output "a binary it never ran is denied with EPERM" "/opt/other.*$EPERM" cat "$work/lb-c.out"
+check_output "a binary it never ran is denied with EPERM" "/opt/bin/true.*$EPERM" cat "$work/lb-c.out"
 check_output "a path it never wrote is denied with EPERM" "can't create /data/other: $EPERM" cat "$work/lb-c.out"
 check_output "a port it never connected to is denied with EPERM" "$EPERM" \
 	grep -F wget "$work/lb-c.out"
-check "the binary's denial is reported" denied_event lb-c exec '"path":"/opt/other"' '"match":"not allowed"'
+check "the binary's denial is reported" denied_event lb-c exec '"path":"/opt/bin/true"' '"match":"not allowed"'
 check "the write's denial is reported" denied_event lb-c write '"path":"/data/other"' '"match":"not allowed"'
 check "the connection's denial is reported" denied_event lb-c connect "\"port\":$OTHER_PORT" '"match":"not allowed"'
 run_container base-c lb-base

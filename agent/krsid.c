@@ -314,7 +314,7 @@ static uint64_t prof_deny_all(void)
 		deny |= d.prof[i].deny;
 	/* A learned container needs the hooks of what it learns. */
 	for (size_t i = 0; i < d.reg.n; i++)
-		if (d.reg.v[i].learn_until_ns)
+		if (d.reg.v[i]->learn_until_ns)
 			deny |= KRSI_LEARN_DENY;
 	return deny;
 }
@@ -520,8 +520,8 @@ static int ids_profile(const struct profile *p, uint32_t slot, struct krsi_err *
 	int r = ids_host(p, slot, err);
 
 	for (size_t i = 0; r == 0 && i < d.reg.n; i++)
-		if (!strcmp(d.reg.v[i].profile, p->name))
-			r = ids_container(&d.reg.v[i], p, slot, false, err);
+		if (!strcmp(d.reg.v[i]->profile, p->name))
+			r = ids_container(d.reg.v[i], p, slot, false, err);
 	return r;
 }
 
@@ -546,7 +546,7 @@ static void ids_refresh(void)
 		if (d.prof[i].p && ids_host(d.prof[i].p, d.prof[i].slot, &err) < 0)
 			log_info("profile %s: %s", d.prof[i].name, err.msg);
 	for (size_t i = 0; i < d.reg.n; i++) {
-		struct registry_entry *e = &d.reg.v[i];
+		struct registry_entry *e = d.reg.v[i];
 		struct installed *ip = prof_find(e->profile);
 		char live[320];
 
@@ -1070,7 +1070,7 @@ static void reg_delete(const char *container, const char *why)
 static void reg_collect(void)
 {
 	for (size_t i = 0; i < d.reg.n;) {
-		struct registry_entry *e = &d.reg.v[i];
+		struct registry_entry *e = d.reg.v[i];
 		uint64_t id = 0;
 		int r = cgroup_id(e->cgroup, &id);
 
@@ -1113,6 +1113,8 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	struct krsi_err err = { "" };
 	const char *profile = q->profile ? q->profile : d.default_profile;
 	struct installed *ip = prof_find(profile);
+	/* E's strings until registry_add() copies them. */
+	char cgroup[KRSI_CGROUP_PATH_MAX], rootfs[KRSI_ROOTFS_MAX] = "";
 	struct registry_entry *cur;
 	json_object *rep;
 	int r, added;
@@ -1127,20 +1129,27 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		cur = registry_find(&d.reg, q->container);
 		if (!cur)
 			return proto_reply_error("container %s: not registered", q->container);
+		/*
+		 * Its cgroup and rootfs are CUR's own strings, valid while CUR is registered; the
+		 * container's name is the request's, still there when a failure removes CUR.
+		 */
 		e = *cur;
+		e.container = q->container;
 	} else {
-		snprintf(e.container, sizeof(e.container), "%s", q->container);
+		e.container = q->container;
+		e.cgroup = cgroup;
+		e.rootfs = rootfs;
 		if (q->has_pid) {
 			if (q->pid <= 0 || q->pid > INT32_MAX)
 				return proto_reply_error("pid %lld: not a process id", (long long)q->pid);
-			r = cgroup_of_pid(q->pid, e.cgroup, sizeof(e.cgroup));
+			r = cgroup_of_pid(q->pid, cgroup, sizeof(cgroup));
 			if (r < 0)
 				return proto_reply_error("pid %lld: cannot read its cgroup: %s",
 							 (long long)q->pid, strerror(-r));
 		} else if (q->cgroup) {
-			snprintf(e.cgroup, sizeof(e.cgroup), "%s", q->cgroup);
+			e.cgroup = q->cgroup;
 		} else {
-			r = cgroup_find_id(q->cgroup_id, e.cgroup, sizeof(e.cgroup));
+			r = cgroup_find_id(q->cgroup_id, cgroup, sizeof(cgroup));
 			if (r < 0)
 				return proto_reply_error("cgroup id %llu: not found: %s",
 							 (unsigned long long)q->cgroup_id,
@@ -1153,7 +1162,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 			return proto_reply_error("cgroup /: the root cgroup holds the host, refusing");
 		e.registered_ns = now_ns(CLOCK_REALTIME);
 		if (q->bundle) {
-			r = identity_bundle_rootfs(q->bundle, e.rootfs, sizeof(e.rootfs), &err);
+			r = identity_bundle_rootfs(q->bundle, rootfs, sizeof(rootfs), &err);
 			if (r < 0)
 				return proto_reply_error("container %s: %s", e.container, err.msg);
 		}
@@ -1165,13 +1174,13 @@ static json_object *op_register(struct proto_request *q, bool assign)
 		cur = registry_find(&d.reg, e.container);
 		if (cur && cur->cgroup_id == e.cgroup_id) { /* registered again: keep what it had */
 			if (!q->bundle)
-				snprintf(e.rootfs, sizeof(e.rootfs), "%s", cur->rootfs);
+				e.rootfs = cur->rootfs;
 			if (!e.pid)
 				e.pid = cur->pid;
 			e.learn_until_ns = cur->learn_until_ns; /* its cgroups entry keeps the flag */
 		}
 	}
-	snprintf(e.profile, sizeof(e.profile), "%s", profile);
+	e.profile = profile;
 	/*
 	 * The file identities under the profile's slot before the cgroups entry names the
 	 * profile: a hard link made at the container's first instruction is already denied.
@@ -1195,8 +1204,8 @@ static json_object *op_register(struct proto_request *q, bool assign)
 			ids_container_drop(e.container, -1);
 		return proto_reply_error("%s", err.msg);
 	}
+	/* A container registered again: registry_add() took its profile and rootfs, not its pid. */
 	cur = registry_find(&d.reg, e.container);
-	snprintf(cur->rootfs, sizeof(cur->rootfs), "%s", e.rootfs);
 	cur->pid = e.pid;
 	/* The level bit first: a cgroups entry at an unmarked level would not be seen. */
 	config_update_mask();
@@ -1261,8 +1270,8 @@ static void learn_expire(void)
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 
 	for (size_t i = 0; i < d.reg.n; i++)
-		if (d.reg.v[i].learn_until_ns && d.reg.v[i].learn_until_ns <= now)
-			learn_end(&d.reg.v[i], "its time is up");
+		if (d.reg.v[i]->learn_until_ns && d.reg.v[i]->learn_until_ns <= now)
+			learn_end(d.reg.v[i], "its time is up");
 }
 
 static json_object *op_learn(struct proto_request *q)
@@ -1497,7 +1506,7 @@ static json_object *op_ps(void)
 	json_object *rep = proto_reply_ok(), *arr = json_object_new_array();
 
 	for (size_t i = 0; i < d.reg.n; i++)
-		json_object_array_add(arr, entry_json(&d.reg.v[i]));
+		json_object_array_add(arr, entry_json(d.reg.v[i]));
 	json_object_object_add(rep, "containers", arr);
 	return rep;
 }
@@ -2179,16 +2188,24 @@ static int recover(void)
 	}
 	prev = NULL;
 	while (bpf_map_get_next_key(d.obj.maps.registry, prev, &next_cg) == 0) {
+		/* The map's fields may lack a NUL: read each no further than its size. */
+		char container[KRSI_CONTAINER_MAX], profile[KRSI_NAME_MAX];
+		char cgroup[KRSI_CGROUP_PATH_MAX], rootfs[KRSI_ROOTFS_MAX];
 		struct registry_entry e = { 0 };
 
 		cg = next_cg;
 		prev = &cg;
 		if (bpf_map_lookup_elem(d.obj.maps.registry, &cg, &re) < 0)
 			continue;
-		snprintf(e.container, sizeof(e.container), "%.*s", KRSI_CONTAINER_MAX - 1, re.container);
-		snprintf(e.profile, sizeof(e.profile), "%.*s", KRSI_NAME_MAX - 1, re.profile);
-		snprintf(e.cgroup, sizeof(e.cgroup), "%.*s", KRSI_CGROUP_PATH_MAX - 1, re.cgroup);
-		snprintf(e.rootfs, sizeof(e.rootfs), "%.*s", KRSI_ROOTFS_MAX - 1, re.rootfs);
+		snprintf(container, sizeof(container), "%.*s", KRSI_CONTAINER_MAX - 1,
+			 re.container);
+		snprintf(profile, sizeof(profile), "%.*s", KRSI_NAME_MAX - 1, re.profile);
+		snprintf(cgroup, sizeof(cgroup), "%.*s", KRSI_CGROUP_PATH_MAX - 1, re.cgroup);
+		snprintf(rootfs, sizeof(rootfs), "%.*s", KRSI_ROOTFS_MAX - 1, re.rootfs);
+		e.container = container;
+		e.profile = profile;
+		e.cgroup = cgroup;
+		e.rootfs = rootfs;
 		e.cgroup_id = cg;
 		e.registered_ns = re.registered_ns;
 		if (registry_add(&d.reg, &e, &err) < 0)

@@ -99,6 +99,7 @@ static int *map_slot(struct krsi_maps *m, const char *name)
 	} t[] = {
 		{ "config", offsetof(struct krsi_maps, config) },
 		{ "cgroups", offsetof(struct krsi_maps, cgroups) },
+		{ "cgroup_filter", offsetof(struct krsi_maps, cgroup_filter) },
 		{ "profiles", offsetof(struct krsi_maps, profiles) },
 		{ "path_rules", offsetof(struct krsi_maps, path_rules) },
 		{ "net_rules", offsetof(struct krsi_maps, net_rules) },

@@ -16,8 +16,8 @@
 #define KRSI_PIN_DIR "/sys/fs/bpf/krsi"
 
 struct krsi_maps {
-	int config, cgroups, profiles, path_rules, net_rules, inode_rules, name_rules, registry,
-		self_ids, stats, verdicts, throttle, events;
+	int config, cgroups, cgroup_filter, profiles, path_rules, net_rules, inode_rules,
+		name_rules, registry, self_ids, stats, verdicts, throttle, events;
 };
 
 #define BPFOBJ_MAX_PROGS 64

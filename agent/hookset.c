@@ -40,11 +40,13 @@ static const struct {
 	 * Attached whatever the profiles say. bprm_check_security also arms until_exec
 	 * registrations: detached, a container registered at prestart would never be armed,
 	 * and a profile loaded later could not confine it. bpf_map and bpf_prog deny every
-	 * confined task an fd to krsi's own maps and programs.
+	 * confined task an fd to krsi's own maps and programs. cgroup_rmdir (a tracepoint, not
+	 * an LSM hook) tells the agent that a registered cgroup is gone.
 	 */
 	{ "bprm_check_security", 0 },
 	{ "bpf_map", 0 },
 	{ "bpf_prog", 0 },
+	{ "cgroup_rmdir", 0 },
 };
 
 static int find(const char *prog)

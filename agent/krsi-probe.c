@@ -38,6 +38,8 @@
  *   krsi-probe wait FILE OP [ARG...]  wait until FILE exists, then OP in this process
  *   krsi-probe read-loop PATH SECONDS open PATH in a loop until SIGTERM or SECONDS pass;
  *                                     print "ok=N EPERM=N other=N"
+ *   krsi-probe read-steps PATH        for each line on stdin, open PATH once and print the
+ *                                     answer: one task that lives through policy changes
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -287,6 +289,18 @@ int main(int argc, char **argv)
 			}
 		}
 		printf("ok=%ld EPERM=%ld other=%ld\n", ok, eperm, other);
+		return 0;
+	}
+	if (!strcmp(op, "read-steps") && argc == 3) {
+		char line[64];
+
+		while (fgets(line, sizeof(line), stdin)) {
+			fd = open(argv[2], O_RDONLY);
+			r = fd < 0 ? errno : 0;
+			if (fd >= 0)
+				close(fd);
+			result(r);
+		}
 		return 0;
 	}
 	if (!strcmp(op, "socket") && (argc == 4 || argc == 5)) {

@@ -47,6 +47,7 @@
 
 #define KRSID_VERSION "0.1"
 #define GC_INTERVAL_S 2
+#define SWEEP_INTERVAL_S 60
 #define SLOT_GRACE_NS (2ULL * 1000000000ULL)
 #define MAX_SUBSCRIBERS 64
 #define REFRESH_INTERVAL_S 30
@@ -59,6 +60,7 @@ struct installed {
 	uint32_t id, slot, mode;
 	uint64_t digest, version;
 	uint64_t deny; /* its policy's deny bits: the hooks it needs attached */
+	uint64_t caps; /* its policy's denied capabilities */
 	struct profile *p; /* NULL when adopted from the maps and no longer in the directory */
 	bool removed;	   /* gone from the directory: in force only for the containers it has */
 };
@@ -108,6 +110,7 @@ static struct {
 	struct identity_table ids; /* file identities of exact rules, mirrored in inode_rules */
 	unsigned int refresh_s;	   /* resolve them again every REFRESH_S seconds (0 = never) */
 	uint64_t refreshed_ns;
+	uint64_t swept_ns, swept_lost; /* the last sweep for vanished cgroups, and stats.lost then */
 	int epfd, listen_fd, timer_fd;
 	int spare_fd; /* kept open to be closed when accept() runs out of fds */
 	bool watch;		/* reload when the profile directory changes */
@@ -294,8 +297,11 @@ static void slots_collect(bool force)
 
 /* ---- hooks: attached only while some installed profile can use them ---- */
 
-/* config.deny_any: OR (WIDEN) or replace with the installed policies' deny bits. */
-static int config_set_deny(uint64_t deny, bool widen)
+/*
+ * config.deny_any and config.caps_any: OR (WIDEN) or replace with the installed policies'
+ * deny bits and denied capabilities.
+ */
+static int config_set_deny(uint64_t deny, uint64_t caps, bool widen)
 {
 	struct krsi_config cfg;
 	__u32 zero = 0;
@@ -303,7 +309,17 @@ static int config_set_deny(uint64_t deny, bool widen)
 	if (bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg) < 0)
 		return -errno;
 	cfg.deny_any = widen ? cfg.deny_any | deny : deny;
+	cfg.caps_any = widen ? cfg.caps_any | caps : caps;
 	return bpf_map_update_elem(d.obj.maps.config, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
+}
+
+static uint64_t prof_caps_all(void)
+{
+	uint64_t caps = 0;
+
+	for (size_t i = 0; i < d.n_prof; i++)
+		caps |= d.prof[i].caps;
+	return caps;
 }
 
 static uint64_t prof_deny_all(void)
@@ -682,7 +698,7 @@ static int prof_stage(struct profile *p, struct staged *st, struct krsi_err *err
 	/* The hooks first: once the policy is published, every hook it names must run. */
 	r = hooks_attach(st->c.policy.deny, &herr);
 	if (r == 0)
-		r = config_set_deny(st->c.policy.deny, true);
+		r = config_set_deny(st->c.policy.deny, st->c.policy.caps, true);
 	if (r < 0) {
 		profile_compiled_clear(&st->c);
 		return err_set(err, r, "profile %s: %s", p->name,
@@ -768,6 +784,7 @@ static int prof_publish(struct staged *st, bool *ret_changed, struct krsi_err *e
 	old->digest = p->digest;
 	old->version = p->version;
 	old->deny = st->c.policy.deny;
+	old->caps = st->c.policy.caps;
 	old->p = p;
 	*ret_changed = true;
 	profile_compiled_clear(&st->c);
@@ -821,7 +838,7 @@ static bool prof_collect(void)
 	}
 	if (any) {
 		hooks_detach_unused();
-		config_set_deny(prof_deny_all(), false);
+		config_set_deny(prof_deny_all(), prof_caps_all(), false);
 	}
 	return any;
 }
@@ -1005,7 +1022,7 @@ static int prof_reload(json_object *changed, json_object *unchanged, json_object
 out:
 	/* The hooks and config bits the staging added for what was not published go again. */
 	hooks_detach_unused();
-	config_set_deny(prof_deny_all(), false);
+	config_set_deny(prof_deny_all(), prof_caps_all(), false);
 	for (size_t i = 0; i < n; i++)
 		profile_free(loaded[i]);
 	free(loaded);
@@ -1015,6 +1032,68 @@ out:
 }
 
 /* ---- registry ---- */
+
+/*
+ * The registered-cgroup filter (krsi.h): how many cgroups entries have each filter bit. A bit
+ * is set before the first entry under it is written and cleared after the last is deleted.
+ * Counts are uint16_t: at most KRSI_MAX_CGROUPS entries share a bit. Calloc'd lazily: only the
+ * pages of bits in use are ever touched.
+ */
+static uint16_t *filter_refs;
+
+static int filter_word_write(uint32_t w)
+{
+	uint64_t v = 0;
+
+	for (int b = 0; b < 64; b++)
+		if (filter_refs[w * 64 + b])
+			v |= 1ULL << b;
+	return bpf_map_update_elem(d.obj.maps.cgroup_filter, &w, &v, BPF_ANY) < 0 ? -errno : 0;
+}
+
+static int filter_add(uint64_t id)
+{
+	uint32_t f = id & (KRSI_FILTER_BITS - 1);
+
+	if (filter_refs[f]++)
+		return 0;
+	return filter_word_write(KRSI_FILTER_WORD(id));
+}
+
+static void filter_drop(uint64_t id)
+{
+	uint32_t f = id & (KRSI_FILTER_BITS - 1);
+
+	if (filter_refs[f] && !--filter_refs[f])
+		filter_word_write(KRSI_FILTER_WORD(id));
+}
+
+/*
+ * Count the filter from the cgroups map (what the programs look up, whether or not the
+ * registry could take it back) and write every word: a pinned filter kept a superset.
+ */
+static int filter_rebuild(void)
+{
+	uint64_t cg, next;
+	void *prev = NULL;
+
+	free(filter_refs);
+	filter_refs = calloc(KRSI_FILTER_BITS, sizeof(*filter_refs));
+	if (!filter_refs)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(d.obj.maps.cgroups, prev, &next) == 0) {
+		cg = next;
+		prev = &cg;
+		filter_refs[cg & (KRSI_FILTER_BITS - 1)]++;
+	}
+	for (uint32_t w = 0; w < KRSI_FILTER_WORDS; w++) {
+		int r = filter_word_write(w);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
 
 static int config_update_mask(void)
 {
@@ -1057,6 +1136,7 @@ static void reg_delete(const char *container, const char *why)
 		return;
 	id = e->cgroup_id;
 	bpf_map_delete_elem(d.obj.maps.cgroups, &id);
+	filter_drop(id);
 	bpf_map_delete_elem(d.obj.maps.registry, &id);
 	ids_container_drop(container, -1);
 	log_info("container %s: unregistered (%s)", container, why);
@@ -1083,6 +1163,24 @@ static void reg_collect(void)
 		}
 		i++;
 	}
+}
+
+static struct krsi_stats stats_sum(void);
+
+/*
+ * The cgroup_rmdir program reports a registered cgroup's removal as it happens (KRSI_EVENT_GONE),
+ * so the sweep, one stat() per registration, is only the backstop: every SWEEP_INTERVAL_S, and
+ * at the next tick after the ring buffer lost events (a removal notice may be among them).
+ */
+static void reg_sweep_due(void)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), lost = stats_sum().lost;
+
+	if (lost == d.swept_lost && now - d.swept_ns < SWEEP_INTERVAL_S * 1000000000ULL)
+		return;
+	reg_collect();
+	d.swept_lost = lost;
+	d.swept_ns = now;
 }
 
 static json_object *entry_json(const struct registry_entry *e)
@@ -1207,13 +1305,19 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	/* A container registered again: registry_add() took its profile and rootfs, not its pid. */
 	cur = registry_find(&d.reg, e.container);
 	cur->pid = e.pid;
-	/* The level bit first: a cgroups entry at an unmarked level would not be seen. */
+	/*
+	 * The level and filter bits first: a cgroups entry at an unmarked level, or whose filter
+	 * bit is clear, would not be seen.
+	 */
 	config_update_mask();
-	r = reg_write(&e, ip->id, !assign && q->until_exec);
+	r = added == 0 ? filter_add(e.cgroup_id) : 0;
+	if (r == 0)
+		r = reg_write(&e, ip->id, !assign && q->until_exec);
 	if (r < 0) {
 		registry_remove(&d.reg, e.container);
 		config_update_mask();
 		bpf_map_delete_elem(d.obj.maps.cgroups, &e.cgroup_id);
+		filter_drop(e.cgroup_id);
 		bpf_map_delete_elem(d.obj.maps.registry, &e.cgroup_id);
 		ids_container_drop(e.container, -1);
 		return proto_reply_error("container %s: writing the maps: %s", e.container,
@@ -1221,6 +1325,24 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	}
 	/* Its views under the profile it had are no longer read. */
 	ids_container_drop(e.container, ip->slot);
+	if (added == 0) {
+		/*
+		 * A cgroup removed before its cgroups entry was written sent no notice (the
+		 * cgroup_rmdir program found nothing to report): look once more, now that the
+		 * entry is there and a later removal would be reported.
+		 */
+		uint64_t id = 0;
+
+		r = cgroup_id(e.cgroup, &id);
+		if (r < 0 || id != e.cgroup_id) {
+			char cg[KRSI_CGROUP_PATH_MAX];
+
+			snprintf(cg, sizeof(cg), "%s", e.cgroup);
+			reg_delete(e.container, "its cgroup was removed while it registered");
+			return proto_reply_error("cgroup %s: removed while it was being registered",
+						 cg);
+		}
+	}
 	log_info("container %s: %s cgroup %s (id %llu), profile %s", e.container,
 		 assign || added == 1 ? "assigned in" : "registered with", e.cgroup,
 		 (unsigned long long)e.cgroup_id, profile);
@@ -1261,7 +1383,7 @@ static void learn_end(struct registry_entry *e, const char *why)
 		log_info("%s", err.msg);
 	log_info("container %s: learning ended (%s)", e->container, why);
 	hooks_detach_unused();
-	config_set_deny(prof_deny_all(), false);
+	config_set_deny(prof_deny_all(), prof_caps_all(), false);
 }
 
 /* Learning that ran out of time ends. */
@@ -1302,7 +1424,7 @@ static json_object *op_learn(struct proto_request *q)
 			hooks_detach_unused();
 			return proto_reply_error("%s", err.msg);
 		}
-		config_set_deny(prof_deny_all(), false);
+		config_set_deny(prof_deny_all(), prof_caps_all(), false);
 		log_info("container %s: %s for %lld s", e->container,
 			 was ? "learning extended" : "learning", (long long)q->seconds);
 	}
@@ -1381,6 +1503,15 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(*e))
 		return 0;
 	re = registry_find_cgroup(&d.reg, e->policy_cgroup_id);
+	if (e->hook == KRSI_EVENT_GONE) {
+		char c[KRSI_CONTAINER_MAX];
+
+		if (re) {
+			snprintf(c, sizeof(c), "%s", re->container);
+			reg_delete(c, "its cgroup was removed");
+		}
+		return 0;
+	}
 	if (e->hook == KRSI_EVENT_ARMED) {
 		/* The container runs in its own root now: resolve its live view there. */
 		struct krsi_err err = { "" };
@@ -2180,6 +2311,7 @@ static int recover(void)
 		d.prof[d.n_prof].digest = pol.digest;
 		d.prof[d.n_prof].version = pol.version;
 		d.prof[d.n_prof].deny = pol.deny;
+		d.prof[d.n_prof].caps = pol.caps;
 		d.n_prof++;
 		if (id > max_id)
 			max_id = id;
@@ -2538,10 +2670,12 @@ int main(int argc, char **argv)
 	}
 	if (err.msg[0])
 		log_info("%s", err.msg);
-	log_info("%s %d LSM programs (%d attached), pinned in %s",
+	log_info("%s %d programs (%d attached), pinned in %s",
 		 d.obj.adopted ? "adopted" : "loaded", d.obj.n_programs, hooks_attached(),
 		 KRSI_PIN_DIR);
 	r = recover();
+	if (r == 0)
+		r = filter_rebuild();
 	if (r < 0) {
 		log_info("recovering the pinned state: %s", strerror(-r));
 		return 1;
@@ -2555,7 +2689,7 @@ int main(int argc, char **argv)
 		log_info("%s", err.msg);
 		return 1;
 	}
-	config_set_deny(prof_deny_all(), true);
+	config_set_deny(prof_deny_all(), prof_caps_all(), true);
 	{
 		char file[4096];
 
@@ -2677,7 +2811,7 @@ int main(int argc, char **argv)
 
 				if (read(d.timer_fd, &x, sizeof(x)) < 0)
 					continue;
-				reg_collect();
+				reg_sweep_due();
 				prof_collect();
 				slots_collect(false);
 				learn_expire();

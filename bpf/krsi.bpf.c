@@ -99,6 +99,15 @@ struct {
 	__type(value, __u8);
 } name_rules SEC(".maps");
 
+/* Registered cgroups by the low bits of their ids (krsi.h, KRSI_FILTER_WORD): an array, so
+ * that a host task's miss is an inlined load, not a hash lookup. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KRSI_FILTER_WORDS);
+	__type(key, __u32);
+	__type(value, __u64);
+} cgroup_filter SEC(".maps");
+
 /* The agent's bookkeeping, pinned with the rest so that a restart recovers it; unused here. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -178,18 +187,35 @@ static __always_inline void armed_notify(__u64 cgid)
 	bpf_ringbuf_submit(e, 0);
 }
 
+/* Whether some registered cgroup may have id ID: false is certain, true needs the hash. */
+static __always_inline bool filter_maybe(__u64 id)
+{
+	__u32 w = KRSI_FILTER_WORD(id);
+	__u64 *word = bpf_map_lookup_elem(&cgroup_filter, &w);
+
+	return word && (*word & KRSI_FILTER_MASK(id));
+}
+
 /*
  * Find the policy of the current task's nearest registered cgroup; false = not confined, or
  * registered but not armed yet (the runtime still setting the container up) unless ARM: the
  * exec hook arms it.
+ *
+ * The walk goes from the task's own cgroup up through its parents (two loads a level, no
+ * helper call) and asks the filter, then the cgroups hash, only at the depths whose bit is set
+ * in the level mask. A task deeper than KRSI_MAX_LEVELS - 1, where the agent registers
+ * nothing, starts at that depth through the ancestor helper instead, so that nesting
+ * sub-cgroups deeper than the walk reaches never leaves a container's policy behind.
  */
 static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 {
 	struct task_struct *task;
+	struct cgroup *cgrp;
 	struct krsi_cgroup *cg;
 	struct krsi_policy *pol;
 	__u32 zero = 0, *profile_id;
 	__u64 mask;
+	bool deep;
 	int level;
 
 	c->cfg = bpf_map_lookup_elem(&config, &zero);
@@ -199,11 +225,12 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 	if (!mask)
 		return false;
 	task = bpf_get_current_task_btf();
-	level = task->cgroups->dfl_cgrp->level;
+	cgrp = task->cgroups->dfl_cgrp;
+	level = cgrp->level;
 	if (level < 0)
 		return false;
-	/* The agent registers nothing deeper than KRSI_MAX_LEVELS - 1: start the walk there. */
-	if (level > KRSI_MAX_LEVELS - 1)
+	deep = level > KRSI_MAX_LEVELS - 1;
+	if (deep)
 		level = KRSI_MAX_LEVELS - 1;
 	for (int i = 0; i < KRSI_MAX_LEVELS; i++) {
 		int l = level - i;
@@ -212,11 +239,13 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		if (l < 0 || !(mask & ((2ULL << l) - 1)))
 			return false;
 		if (!(mask & (1ULL << l)))
-			continue;
-		id = bpf_get_current_ancestor_cgroup_id(l);
+			goto up;
+		id = deep ? bpf_get_current_ancestor_cgroup_id(l) : cgrp->kn->id;
+		if (!filter_maybe(id))
+			goto up;
 		cg = bpf_map_lookup_elem(&cgroups, &id);
 		if (!cg)
-			continue;
+			goto up;
 		profile_id = &cg->profile_id;
 		pol = bpf_map_lookup_elem(&profiles, profile_id);
 		if (!pol)
@@ -232,6 +261,10 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		c->cgid = id;
 		c->learn = cg->flags & KRSI_CG_LEARN ? KRSI_LEARN_DENY : 0;
 		return true;
+up:
+		/* The parent: the cgroup of its self css's parent (NULL above the root). */
+		if (!deep)
+			cgrp = cgrp->self.parent->cgroup;
 	}
 	return false;
 }
@@ -1171,6 +1204,14 @@ int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
 	return 0;
 }
 
+static __always_inline bool caps_anywhere(int cap)
+{
+	__u32 zero = 0;
+	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
+
+	return cfg && (cfg->caps_any & (1ULL << cap));
+}
+
 SEC("lsm/capable")
 int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int cap,
 	     unsigned int opts, int ret)
@@ -1182,10 +1223,44 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 		return ret;
 	if (cap < 0 || cap >= KRSI_CAP_MAX)
 		return 0;
+	/* The kernel asks capable() on hot paths: one config lookup for what no profile denies. */
+	if (!caps_anywhere(cap))
+		return 0;
 	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_CAPABLE)) ||
 	    !(c.pol->caps & (1ULL << cap)))
 		return 0;
 	if (opts & CAP_OPT_NOAUDIT) /* a probe (has_capability_noaudit): deny, silently */
 		return c.pol->mode == KRSI_MODE_ENFORCE ? -EPERM : 0;
 	return decide(&c, &r);
+}
+
+/*
+ * A registered cgroup was removed: tell the agent, which unregisters its container at once
+ * instead of finding out on its periodic sweep (a runtime may never run the poststop hook).
+ * A full ring buffer loses the notice and counts it lost; the agent then sweeps.
+ */
+SEC("tp_btf/cgroup_rmdir")
+int BPF_PROG(cgroup_rmdir, struct cgroup *cgrp, const char *path)
+{
+	__u64 id = cgrp->kn->id;
+	struct krsi_event *e;
+	__u32 zero = 0;
+
+	if (!filter_maybe(id) || !bpf_map_lookup_elem(&cgroups, &id))
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		struct krsi_stats *st = bpf_map_lookup_elem(&stats, &zero);
+
+		if (st)
+			st->lost++; /* the agent sweeps when lost moves */
+		return 0;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->cgroup_id = id;
+	e->policy_cgroup_id = id;
+	e->hook = KRSI_EVENT_GONE;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
 }

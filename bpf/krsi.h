@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 5
+#define KRSI_ABI_VERSION 6
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -59,6 +59,7 @@ enum krsi_hook {
 
 /* Event-only hook values, never deny bits. */
 #define KRSI_EVENT_ARMED 62 /* an until_exec registration was armed by the execve of pid */
+#define KRSI_EVENT_GONE 61  /* the registered cgroup policy_cgroup_id was removed (rmdir) */
 
 /*
  * krsi_event.arg of exec and pathless events: how the code was reached (low byte) and what
@@ -262,6 +263,20 @@ struct krsi_registry_entry {
 	__u32 _pad0;
 };
 
+/*
+ * The registered-cgroup filter (map cgroup_filter, an array of __u64 words): bit
+ * KRSI_FILTER_BIT(id) is set while some registered cgroup's id has those low bits. A task
+ * looks up the cgroups hash only for an ancestor whose bit is set, so a host task pays an
+ * array load (inlined by the verifier) where a hash lookup cost about 170 instructions. A bit
+ * shared by two ids only costs the host task that hash lookup: the agent counts the ids of
+ * each bit, sets a bit before it writes a cgroups entry and clears it after the last entry
+ * under it is deleted, so a registered cgroup's bit is never clear.
+ */
+#define KRSI_FILTER_WORDS 4096 /* 262,144 bits, 32 KB */
+#define KRSI_FILTER_BITS (KRSI_FILTER_WORDS * 64)
+#define KRSI_FILTER_WORD(id) ((__u32)((id) >> 6) & (KRSI_FILTER_WORDS - 1))
+#define KRSI_FILTER_MASK(id) (1ULL << ((id) & 63))
+
 /* The config map's single value. */
 struct krsi_config {
 	/*
@@ -280,6 +295,11 @@ struct krsi_config {
 	 * profile sets "wx"). Set before a policy with a new bit is published, narrowed after.
 	 */
 	__u64 deny_any;
+	/*
+	 * The denied capabilities of every installed policy ORed: capable() returns before the
+	 * cgroup walk for a capability that no profile denies. Widened and narrowed as deny_any.
+	 */
+	__u64 caps_any;
 };
 
 /* The stats map's single value (per CPU). */

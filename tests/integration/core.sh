@@ -122,8 +122,16 @@ swap_profile() { # VERSION
 	} >"$P/t-swap.json.tmp" && mv "$P/t-swap.json.tmp" "$P/t-swap.json"
 }
 swap_profile 1
+# t-loop denies reading the secret in its odd versions only.
+loop_profile() { # VERSION
+	local rule='"read": ["/tmp/kc/nothing"]'
+	[ $(($1 % 2)) = 1 ] && rule='"read": ["/tmp/kc/secret"]'
+	echo "{ \"name\": \"t-loop\", \"version\": $1, \"mode\": \"enforce\", $rule }" \
+		>"$P/t-loop.json"
+}
+loop_profile 1
 
-for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-enf/sub kc-enf/sub/deeper; do
+for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-enf/sub kc-enf/sub/deeper; do
 	mkdir -p "$CG/$c"
 done
 
@@ -458,6 +466,49 @@ gone() {
 	return 1
 }
 check "the agent collects a registration whose cgroup was removed" gone
+check_output "it learnt of the removal from the cgroup_rmdir program, not the sweep" \
+	'container c-gc: unregistered \(its cgroup was removed\)' cat "$LOG"
+
+# ---- one task through policy changes: no verdict outlives its policy ----
+# A reader that lives through every change (no execve, no new task) answers from its next call
+# on what the registration says now, while a read loop beside it keeps the hooks hot.
+check "register kc-loop under t-loop" krsictl register c-loop --cgroup /kc-loop --profile t-loop
+sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/kc-loop" "$PROBE" read-loop $K/secret 120 \
+	>"$work/hot.out" 2>&1 &
+hot_pid=$!
+coproc STEP { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/kc-loop" "$PROBE" read-steps $K/secret; }
+step_pid=$STEP_PID
+# step WANT: the reader's next answer is WANT.
+step() {
+	local got=""
+	echo >&"${STEP[1]}"
+	read -r -t 5 got <&"${STEP[0]}"
+	echo "the reader in kc-loop read $K/secret: got '$got', want '$1'"
+	[ "$got" = "$1" ]
+}
+check "the reader is denied under t-loop v1" step EPERM
+check "assign t-audit to c-loop" krsictl assign t-audit c-loop
+check "the reader's next read is allowed (audit)" step ok
+check "assign t-loop back" krsictl assign t-loop c-loop
+check "the reader's next read is denied again" step EPERM
+loop_profile 2
+check "reload t-loop v2, which no longer names the secret" krsictl profile reload
+check "the reader's next read is allowed (v2)" step ok
+loop_profile 3
+check "reload t-loop v3, which names it again" krsictl profile reload
+check "the reader's next read is denied (v3)" step EPERM
+check "unregister c-loop" krsictl unregister c-loop
+check "the reader's next read is allowed (unregistered)" step ok
+check "register kc-loop again" krsictl register c-loop --cgroup /kc-loop --profile t-loop
+check "the reader's next read is denied (registered again)" step EPERM
+kill "$step_pid" 2>/dev/null
+wait "$step_pid" 2>/dev/null
+kill -TERM "$hot_pid" 2>/dev/null
+wait "$hot_pid"
+echo "# the read loop beside it: $(cat "$work/hot.out")"
+check_output "the read loop beside it was denied and allowed, nothing else" \
+	'^ok=[1-9][0-9]* EPERM=[1-9][0-9]* other=0$' cat "$work/hot.out"
+check "unregister c-loop at the end" krsictl unregister c-loop
 check "the events log holds JSON lines" sh -c "test -s '$EVENTS' && jq -e . '$EVENTS' >/dev/null"
 
 # ---- hooks attached on demand ----
@@ -477,15 +528,15 @@ od_profile() { # VERSION MODE FIELDS
 od_profile 1 enforce ""
 : >"$LOG"
 check "krsid starts with one profile that denies only an exec" start_agent
-check "always attached: bprm_check_security, bpf_map, bpf_prog" \
-	test -e $L/bprm_check_security -a -e $L/bpf_map -a -e $L/bpf_prog
+check "always attached: bprm_check_security, bpf_map, bpf_prog, cgroup_rmdir" \
+	test -e $L/bprm_check_security -a -e $L/bpf_map -a -e $L/bpf_prog -a -e $L/cgroup_rmdir
 check "no profile denies mount: sb_mount and move_mount have no link" \
 	test ! -e $L/sb_mount -a ! -e $L/move_mount
 check "an exec rule covers executable mappings: mmap_file and file_mprotect are attached" \
 	test -e $L/file_mprotect -a -e $L/mmap_file
 check "no profile sets read, write or capabilities: no link for their hooks" \
 	test ! -e $L/file_open -a ! -e $L/capable
-check_output "status counts 5 attached hooks" '"attached": 5' krsictl status --json
+check_output "status counts 6 attached hooks" '"attached": 6' krsictl status --json
 # With BPF statistics on, a program counts its runs: a detached one does not run.
 run_cnt() { # PROGRAM
 	bpftool prog show pinned "/sys/fs/bpf/krsi/progs/$1" --json | jq -r '.run_cnt // 0'
@@ -524,7 +575,7 @@ kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 : >"$LOG"
 check "krsid restarts" start_agent
-check_output "the restart adopted the pinned links" 'adopted [0-9]+ LSM programs \(7 attached\)' \
+check_output "the restart adopted the pinned links" 'adopted [0-9]+ programs \(8 attached\)' \
 	cat "$LOG"
 check "the restart attached and detached nothing" sh -c "! grep -E 'hook [a-z_]+ (at|de)tached' '$LOG'"
 check "ptrace_access_check keeps its link" test "$(stat -c %i $L/ptrace_access_check)" = "$ino"
@@ -545,7 +596,7 @@ check "krsid --unload removes every pin" sh -c 'krsid --unload && test ! -e /sys
 # ---- clean up ----
 krsid --unload >/dev/null 2>&1
 umount /tmp/kc-bind 2>/dev/null && rmdir /tmp/kc-bind
-for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-arm kc-od; do
+for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-arm kc-od; do
 	rmdir "$CG/$c" 2>/dev/null
 done
 rm -rf "$work" "$K"

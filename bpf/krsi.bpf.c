@@ -201,11 +201,12 @@ static __always_inline bool filter_maybe(__u64 id)
  * registered but not armed yet (the runtime still setting the container up) unless ARM: the
  * exec hook arms it.
  *
- * The walk goes from the task's own cgroup up through its parents (two loads a level, no
- * helper call) and asks the filter, then the cgroups hash, only at the depths whose bit is set
- * in the level mask. A task deeper than KRSI_MAX_LEVELS - 1, where the agent registers
- * nothing, starts at that depth through the ancestor helper instead, so that nesting
- * sub-cgroups deeper than the walk reaches never leaves a container's policy behind.
+ * Only the depths whose bit is set in the level mask are looked at, nearest first: the task's
+ * own cgroup by its id (two loads), an ancestor through the ancestor helper, so that the
+ * unmarked depths between cost a bit test each. At each, the filter first, then the cgroups
+ * hash. A task deeper than KRSI_MAX_LEVELS - 1, where the agent registers nothing, starts at
+ * that depth, so that nesting sub-cgroups deeper than the mask reaches never leaves a
+ * container's policy behind.
  */
 static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 {
@@ -215,8 +216,7 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 	struct krsi_policy *pol;
 	__u32 zero = 0, *profile_id;
 	__u64 mask;
-	bool deep;
-	int level;
+	int level, own;
 
 	c->cfg = bpf_map_lookup_elem(&config, &zero);
 	if (!c->cfg)
@@ -226,11 +226,10 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		return false;
 	task = bpf_get_current_task_btf();
 	cgrp = task->cgroups->dfl_cgrp;
-	level = cgrp->level;
+	own = level = cgrp->level;
 	if (level < 0)
 		return false;
-	deep = level > KRSI_MAX_LEVELS - 1;
-	if (deep)
+	if (level > KRSI_MAX_LEVELS - 1)
 		level = KRSI_MAX_LEVELS - 1;
 	for (int i = 0; i < KRSI_MAX_LEVELS; i++) {
 		int l = level - i;
@@ -239,13 +238,13 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		if (l < 0 || !(mask & ((2ULL << l) - 1)))
 			return false;
 		if (!(mask & (1ULL << l)))
-			goto up;
-		id = deep ? bpf_get_current_ancestor_cgroup_id(l) : cgrp->kn->id;
+			continue;
+		id = l == own ? cgrp->kn->id : bpf_get_current_ancestor_cgroup_id(l);
 		if (!filter_maybe(id))
-			goto up;
+			continue;
 		cg = bpf_map_lookup_elem(&cgroups, &id);
 		if (!cg)
-			goto up;
+			continue;
 		profile_id = &cg->profile_id;
 		pol = bpf_map_lookup_elem(&profiles, profile_id);
 		if (!pol)
@@ -261,10 +260,6 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		c->cgid = id;
 		c->learn = cg->flags & KRSI_CG_LEARN ? KRSI_LEARN_DENY : 0;
 		return true;
-up:
-		/* The parent: the cgroup of its self css's parent (NULL above the root). */
-		if (!deep)
-			cgrp = cgrp->self.parent->cgroup;
 	}
 	return false;
 }

@@ -48,6 +48,11 @@ static void usage(FILE *f)
 		"  unregister CONTAINER\n"
 		"  events [--follow] [--container ID]      recent events, then new ones with --follow\n"
 		"  metrics                                 counters and gauges, Prometheus text format\n"
+		"  oci-inject BUNDLE [prestart|createRuntime] [--profile NAME] [--poststop]\n"
+		"                                          wire krsi-oci-hook into a bundle\n"
+		"                                          (crun, runc); --poststop: also at\n"
+		"                                          poststop, for a runtime that keeps\n"
+		"                                          the cgroup of a stopped container\n"
 		"exit codes: 0 done, 1 refused by the agent, 2 usage, 3 agent unreachable,\n"
 		"            4 invalid profile\n");
 }
@@ -278,7 +283,7 @@ static int cmd_events(bool follow, const char *container)
 
 static const char *container, *cgroup, *profile, *bundle, *output, *name;
 static uint64_t cgroup_id, pid, duration_s, fold = LEARN_FOLD_DEFAULT;
-static bool follow, has_id, has_pid, until_exec;
+static bool follow, has_id, has_pid, until_exec, poststop;
 
 /* ---- profile learn ---- */
 
@@ -726,6 +731,9 @@ static int parse_opt(int c)
 	case 'X':
 		until_exec = true;
 		break;
+	case 'S':
+		poststop = true;
+		break;
 	case 'B':
 		bundle = optarg;
 		break;
@@ -772,6 +780,7 @@ int main(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "until-exec", no_argument, NULL, 'X' },
+		{ "poststop", no_argument, NULL, 'S' },
 		{ "bundle", required_argument, NULL, 'B' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "output", required_argument, NULL, 'o' },
@@ -894,7 +903,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "oci-inject") && (argc == 1 || argc == 2))
-		return oci_inject_cmd(argv[0], argc == 2 ? argv[1] : NULL, profile);
+		return oci_inject_cmd(argv[0], argc == 2 ? argv[1] : NULL, profile, poststop);
 	fprintf(stderr, "krsictl: unknown command or wrong arguments: %s\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;

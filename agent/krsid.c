@@ -1146,7 +1146,8 @@ static void reg_delete(const char *container, const char *why)
 }
 
 
-/* Collect registrations whose cgroup is gone (crun ignores a failing poststop hook). */
+/* Collect registrations whose cgroup is gone and whose cgroup_rmdir report was lost (a full
+ * ring buffer) or came while no krsid ran. */
 static void reg_collect(void)
 {
 	for (size_t i = 0; i < d.reg.n;) {

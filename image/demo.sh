@@ -71,7 +71,7 @@ show crun run -b "$work/ci" demo-ci
 header "The denials and the audit reports, as krsid streams them"
 show krsictl events
 
-header "Registrations end with the containers (the hook's poststop)"
+header "Registrations end with the containers (krsid unregisters each when crun removes its cgroup)"
 show krsictl ps
 
 header "Done"

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * krsi-oci-hook: registers a container with krsid before its first instruction runs, and
- * unregisters it when it stops. It speaks the control protocol and nothing else: it never
- * calls bpf() (it does not link libbpf).
+ * unregisters it when it stops if it is wired at poststop too. By default it is not (krsictl
+ * oci-inject, oci-hooks/krsi.json): krsid unregisters a container when its cgroup is removed,
+ * so a second run per container would only slow every start down (make bench). It speaks the
+ * control protocol and nothing else: it never calls bpf() (it does not link libbpf).
  *
  *   krsi-oci-hook [--socket PATH] [--timeout MS] [--fail-open] [STAGE]
  *

@@ -15,6 +15,10 @@
 # moment sees the old file or the new one. They stay when the pod goes: a node without its
 # agent refuses new containers (the hook fails closed) and the pinned programs keep enforcing
 # the policy of those that run. Arguments are passed on to krsid.
+#
+# The hook runs at prestart only: krsid unregisters a container when the runtime removes its
+# cgroup, so running it again at poststop would add nothing but its cost (make bench: 22.9%
+# on a crun run of /bin/true with poststop, 8.6% without).
 set -eu
 
 hook_dir=${KRSI_HOOK_DIR:-/opt/krsi/bin}
@@ -50,11 +54,12 @@ cat >"$hooks_d/.krsi.json.new" <<EOF
 	"when": {
 		"always": true
 	},
-	"stages": ["prestart", "poststop"]
+	"stages": ["prestart"]
 }
 EOF
 mv -f "$hooks_d/.krsi.json.new" "$hooks_d/krsi.json"
-say "installed $hook_dir/krsi-oci-hook and $hooks_d/krsi.json (stages prestart, poststop)"
+say "installed $hook_dir/krsi-oci-hook and $hooks_d/krsi.json" \
+	"(stage prestart; krsid unregisters a container when its cgroup is removed)"
 
 if [ -d "$host_proc/1" ]; then
 	exec /usr/sbin/krsid --node-agent --host-proc "$host_proc" "$@"

@@ -237,15 +237,14 @@ progress "container start"
 make_bundle "$W/plain" /bin/true >/dev/null || fail "make_bundle"
 cp -a "$W/plain" "$W/hook"
 krsictl oci-inject "$W/hook" >/dev/null || fail "oci-inject"
-# Where the hook's instructions go: the same two hook runs with an empty static program (what
-# the runtime pays to start any hook), and the hook at prestart only (krsid's cgroup_rmdir
-# program unregisters the container when crun removes its cgroup).
+# Where the hook's instructions go: an empty static program as the prestart hook (what the
+# runtime pays to start any hook), and the hook at poststop too (oci-inject --poststop).
 T=/usr/lib/krsi/bench/krsi-true
 cp -a "$W/plain" "$W/truehook"
-jq --arg t "$T" '.hooks = {prestart: [{path: $t}], poststop: [{path: $t}]}' "$W/plain/config.json" \
+jq --arg t "$T" '.hooks = {prestart: [{path: $t}]}' "$W/plain/config.json" \
 	>"$W/truehook/config.json" || fail "truehook config"
-cp -a "$W/hook" "$W/prestart"
-jq 'del(.hooks.poststop)' "$W/hook/config.json" >"$W/prestart/config.json" || fail "prestart config"
+cp -a "$W/plain" "$W/poststop"
+krsictl oci-inject "$W/poststop" --poststop >/dev/null || fail "oci-inject --poststop"
 crun_once() { # crun_once CONFIG BUNDLE
 	local s e
 	s=$(date +%s%N)
@@ -259,14 +258,14 @@ for r in 1 2 3 4 5 6; do
 	crun_once attached-nohook "$W/plain"
 	crun_once attached-truehook "$W/truehook"
 	crun_once attached-hook "$W/hook"
-	crun_once attached-prestart "$W/prestart"
+	crun_once attached-poststop "$W/poststop"
 done
-for _ in $(seq 50); do # the last prestart-only container leaves with its cgroup
+for _ in $(seq 50); do # containers leave with their cgroups
 	krsictl ps --json | jq -e '.containers | length == 0' >/dev/null && break
 	sleep 0.1
 done
 krsictl ps --json | jq -e '.containers | length == 0' >/dev/null ||
-	fail "containers started with a prestart-only hook are still registered"
+	fail "containers are still registered after crun removed their cgroups"
 progress "start: $(awk -F'\t' '$1 == "start" { s[$2] = s[$2] " " int($4 / 1000000) "M" } END { for (k in s) printf "%s:%s  ", k, s[k] }' "$OUT/bench.tsv")"
 agent_stop
 progress "done"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: a bundle's config.json, as `krsictl oci-inject BUNDLE` edits it, through
- * oci_inject_text(). The first byte picks the options (stage, profile annotation), the rest is
- * the document. Injecting into the result again must give the same text: the function promises
- * that injecting twice leaves one entry per stage.
+ * oci_inject_text(). The first byte picks the options (stage, profile annotation, --poststop),
+ * the rest is the document. Injecting into the result again with the same options must give the
+ * same text: the function promises that injecting twice leaves one entry per stage, with or
+ * without poststop.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	o.stage = data[0] & 1 ? "createRuntime" : NULL;
 	o.profile = data[0] & 2 ? "audit" : NULL;
+	o.poststop = data[0] & 4;
 	text = malloc(size);
 	if (!text)
 		abort();

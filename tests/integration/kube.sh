@@ -87,8 +87,16 @@ registered_as() {
 	[ "$got" = "$2" ]
 }
 
+# not_registered CONTAINER: no entry for it within 6 s. krsid unregisters a container when its
+# cgroup is removed, which may come just after podman returns.
 not_registered() {
-	! krsictl ps --json | jq -e --arg c "$1" '.containers[] | select(.container == $c)' >/dev/null
+	for _ in $(seq 60); do
+		krsictl ps --json | jq -e --arg c "$1" '.containers[] | select(.container == $c)' \
+			>/dev/null || return 0
+		sleep 0.1
+	done
+	echo "still registered: $1"
+	return 1
 }
 
 # agent_ready: the pod's krsid answers on the host's socket (60 s).
@@ -166,7 +174,7 @@ check_output "the ConfigMap's profiles are installed (default, audit, web, batch
 check "the pod installed the hook on the node (/opt/krsi/bin/krsi-oci-hook)" \
 	test -x /opt/krsi/bin/krsi-oci-hook
 check_output "and the hooks.d file naming it, for every container (when: always)" \
-	'^/opt/krsi/bin/krsi-oci-hook true prestart,poststop$' \
+	'^/opt/krsi/bin/krsi-oci-hook true prestart$' \
 	jq -r '"\(.hook.path) \(.when.always) \(.stages | join(","))"' "$HOOKS_D/krsi.json"
 
 # ---- workload pods ----

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Guest stress for issue 13's hang hunt, not part of make check: krsid, then ROUNDS rounds of
-# 30 crun and 10 runc containers started at once, each registered and unregistered by
-# krsi-oci-hook and confined (a denied read of /etc/secret in each). tests/vm/hangs.sh boots
+# 30 crun and 10 runc containers started at once, each registered by krsi-oci-hook, confined
+# (a denied read of /etc/secret in each) and unregistered when its runtime removes its cgroup
+# (oci-inject wires no poststop: krsid hears of the removal). tests/vm/hangs.sh boots
 # it many times under chosen QEMU and kernel settings and counts the guests that hang.
 #
 #   make guest-check GUEST_SUITES=stress          one boot

@@ -240,6 +240,31 @@ static int count_path(json_object *config, const char *stage)
 	return n;
 }
 
+/* The args of CONFIG.hooks.STAGE[I], as plain JSON, or NULL. */
+static const char *hook_args(json_object *config, const char *stage, size_t i)
+{
+	json_object *hooks, *a, *h, *args;
+
+	if (!json_object_object_get_ex(config, "hooks", &hooks) ||
+	    !json_object_object_get_ex(hooks, stage, &a) ||
+	    !json_object_is_type(a, json_type_array) || !(h = json_object_array_get_idx(a, i)) ||
+	    !json_object_object_get_ex(h, "args", &args))
+		return NULL;
+	return json_object_to_json_string_ext(args, JSON_C_TO_STRING_PLAIN);
+}
+
+/* Inject O into C again: true when that changed nothing (*err set otherwise). */
+static bool inject_again_same(json_object *c, const struct oci_inject_opts *o,
+			      struct krsi_err *err)
+{
+	char *before = strdup(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+	bool same = before && oci_inject_config(c, o, err) == 0 &&
+		    !strcmp(before, json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN));
+
+	free(before);
+	return same;
+}
+
 static void test_inject(void)
 {
 	struct oci_inject_opts o = { 0 };
@@ -247,41 +272,89 @@ static void test_inject(void)
 	json_object *c, *v;
 	int r;
 
+	/* The default: the registering stage alone (krsid unregisters when the cgroup goes). */
 	c = json_tokener_parse("{\"ociVersion\":\"1.0.0\",\"hooks\":{\"prestart\":"
 			       "[{\"path\":\"/bin/other\"}]}}");
 	r = oci_inject_config(c, &o, &err);
-	CHECK(r == 0 && count_path(c, "prestart") == 1 && count_path(c, "poststop") == 1,
-	      "inject adds prestart and poststop (%s)", err.msg);
+	CHECK(r == 0 && count_path(c, "prestart") == 1, "inject adds prestart (%s)", err.msg);
+	CHECK(!json_object_object_get_ex(json_object_object_get(c, "hooks"), "poststop", NULL),
+	      "by default, no poststop stage at all");
 	v = json_object_array_get_idx(json_object_object_get(json_object_object_get(c, "hooks"),
 							     "prestart"), 0);
 	CHECK_STR(json_object_get_string(json_object_object_get(v, "path")), "/bin/other",
 		  "other hooks are kept, in front");
-	v = json_object_array_get_idx(json_object_object_get(json_object_object_get(c, "hooks"),
-							     "poststop"), 0);
-	CHECK_STR(json_object_to_json_string_ext(json_object_object_get(v, "args"),
-						 JSON_C_TO_STRING_PLAIN),
-		  "[\"krsi-oci-hook\",\"poststop\"]", "the poststop entry names its stage");
+	CHECK_STR(hook_args(c, "prestart", 1), "[\"krsi-oci-hook\",\"prestart\"]",
+		  "the prestart entry names its stage");
+	CHECK(inject_again_same(c, &o, &err) && count_path(c, "prestart") == 1,
+	      "injecting twice changes nothing (%s)", err.msg);
+
+	/* --poststop: the poststop entry too, for a runtime that keeps the cgroup. */
+	o.poststop = true;
 	r = oci_inject_config(c, &o, &err);
 	CHECK(r == 0 && count_path(c, "prestart") == 1 && count_path(c, "poststop") == 1,
-	      "injecting twice leaves one entry per stage");
+	      "--poststop adds prestart and poststop (%s)", err.msg);
+	CHECK_STR(hook_args(c, "poststop", 0), "[\"krsi-oci-hook\",\"poststop\"]",
+		  "the poststop entry names its stage");
+	CHECK(inject_again_same(c, &o, &err) && count_path(c, "prestart") == 1 &&
+		      count_path(c, "poststop") == 1,
+	      "--poststop twice changes nothing: one entry per stage (%s)", err.msg);
+
+	/* Without --poststop again: the last injection decides, another hook stays. */
+	v = json_object_object_get(json_object_object_get(c, "hooks"), "poststop");
+	json_object_array_add(v, json_tokener_parse("{\"path\":\"/bin/cleanup\"}"));
+	o.poststop = false;
+	r = oci_inject_config(c, &o, &err);
+	CHECK(r == 0 && count_path(c, "prestart") == 1 && count_path(c, "poststop") == 0,
+	      "injecting without --poststop takes back an older injection's poststop entry");
+	v = json_object_array_get_idx(json_object_object_get(json_object_object_get(c, "hooks"),
+							     "poststop"), 0);
+	CHECK(json_object_array_length(json_object_object_get(json_object_object_get(c, "hooks"),
+							      "poststop")) == 1,
+	      "and keeps the other poststop hook");
+	CHECK_STR(json_object_get_string(json_object_object_get(v, "path")), "/bin/cleanup",
+		  "which is /bin/cleanup");
+	CHECK(inject_again_same(c, &o, &err), "and injecting again changes nothing (%s)", err.msg);
+
 	o.stage = "createRuntime";
 	o.profile = "audit";
 	r = oci_inject_config(c, &o, &err);
 	CHECK(r == 0 && count_path(c, "prestart") == 0 && count_path(c, "createRuntime") == 1 &&
-		      count_path(c, "poststop") == 1,
-	      "createRuntime replaces prestart");
+		      count_path(c, "poststop") == 0,
+	      "createRuntime replaces prestart, no poststop");
+	CHECK_STR(hook_args(c, "createRuntime", 0), "[\"krsi-oci-hook\",\"createRuntime\"]",
+		  "the createRuntime entry names its stage");
 	CHECK_STR(json_object_get_string(json_object_object_get(
 			  json_object_object_get(c, "annotations"), "org.krsi.profile")),
 		  "audit", "--profile sets the annotation");
 	CHECK_STR(json_object_get_string(json_object_object_get(
 			  json_object_object_get(c, "annotations"), "run.oci.hooks.stderr")),
 		  "/dev/stderr", "crun is told to show the hook's stderr");
+	o.poststop = true;
+	r = oci_inject_config(c, &o, &err);
+	CHECK(r == 0 && count_path(c, "prestart") == 0 && count_path(c, "createRuntime") == 1 &&
+		      count_path(c, "poststop") == 1,
+	      "createRuntime with --poststop: one entry each");
+	CHECK(inject_again_same(c, &o, &err), "and again changes nothing (%s)", err.msg);
 	o.stage = "poststart";
 	CHECK(oci_inject_config(c, &o, &err) == -EINVAL, "stage poststart refused: %s", err.msg);
+	o.stage = "poststop";
+	CHECK(oci_inject_config(c, &o, &err) == -EINVAL, "stage poststop refused: %s", err.msg);
 	json_object_put(c);
 	o.stage = NULL;
+	o.poststop = false;
 	c = json_tokener_parse("{\"hooks\":[]}");
 	CHECK(oci_inject_config(c, &o, &err) == -EINVAL, "hooks not an object: %s", err.msg);
+	json_object_put(c);
+	o.poststop = true;
+	c = json_tokener_parse("{\"hooks\":{\"poststop\":{}}}");
+	CHECK(oci_inject_config(c, &o, &err) == -EINVAL && strstr(err.msg, "hooks.poststop"),
+	      "--poststop, hooks.poststop not an array: %s", err.msg);
+	json_object_put(c);
+	o.poststop = false;
+	err.msg[0] = 0;
+	c = json_tokener_parse("{\"hooks\":{\"poststop\":{}}}");
+	CHECK(oci_inject_config(c, &o, &err) == 0 && count_path(c, "prestart") == 1,
+	      "without it, a hooks.poststop that is not ours to edit is left alone (%s)", err.msg);
 	json_object_put(c);
 }
 

@@ -181,9 +181,11 @@ for n in 1 100 "$NSCALE"; do
 	measure scale "ct-$n" /bench-scale/c0 "$OPS"
 	measure scale "host-$n" /bench-host2/h "$OPS"
 done
+fact rss_kb_registered "$(rss_kb "$agent_pid")"
 [ "$(krsictl ps --json | jq '.containers | length')" -ge "$NSCALE" ] || fail "fewer than $NSCALE registered"
 fact registered "$NSCALE"
-fact rss_kb_registered "$(rss_kb "$agent_pid")"
+# a listing of every container builds a large reply: krsid gives the heap back after it
+fact rss_kb_registered_after_ps "$(rss_kb "$agent_pid")"
 # krsid's idle cost: its 2-second tick and its registry sweep (once a minute) over 120 guest
 # seconds
 c0=$(sched_ns "$agent_pid")
@@ -203,6 +205,12 @@ for v in 2 3 4; do
 	fact "swap_v${v}_reload_wall_ns" "$((e - s))"
 done
 fact swap_users "$(krsictl ps --json | jq --arg p bench-swap '[.containers[] | select(.profile == $p)] | length')"
+# The sweep alone: krsid restarted (it adopts the registrations) without the identity refresh.
+kill "$agent_pid"; wait "$agent_pid" 2>/dev/null
+agent_start --refresh-interval 0
+c0=$(sched_ns "$agent_pid")
+sleep 120
+fact idle_norefresh_cpu_ns_per_s "$(( ($(sched_ns "$agent_pid") - c0) / 120 ))"
 agent_stop
 
 # ---- 3. nesting: the task d levels deep (1 = in the registered cgroup itself) ----

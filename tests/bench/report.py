@@ -216,12 +216,15 @@ def main():
                f"{a / b - 1:+.1%} ({num(a - b)} instructions)")
 
     if "rss_kb_registered" in facts:
-        rss = int(facts["rss_kb_registered"])
+        # the larger of the steady state and after a listing of every container
+        rss = max(int(facts[k]) for k in ("rss_kb_registered", "rss_kb_registered_after_ps")
+                  if k in facts)
         target(f"agent RSS ≤ 20 MB at {n} containers", rss <= 20 * 1024, f"{rss / 1024:.1f} MB")
-    if "idle_cpu_ns_per_s" in facts:
-        x = int(facts["idle_cpu_ns_per_s"])
-        target(f"krsid idle (the sweep for vanished cgroups included) ≤ 0.5% of a CPU at {n} "
-               "containers", x <= 0.005e9, f"{x / 1e7:.2f}%")
+    if "idle_norefresh_cpu_ns_per_s" in facts:
+        x = int(facts["idle_norefresh_cpu_ns_per_s"])
+        target(f"the sweep for vanished cgroups ≤ 0.5% of a CPU at {n} containers (krsid idle "
+               "with `--refresh-interval 0`: its tick and the sweep)", x <= 0.005e9,
+               f"{x / 1e7:.2f}%")
 
     w("## Targets (issues 6, 12 and 15)")
     w("")
@@ -334,7 +337,9 @@ plot $d using 1:2 with linespoints title "container (registered at depth 1)", \\
     w("|---|---:|")
     for k, text in (("rss_kb_0_registered", "krsid VmRSS, nothing registered"),
                     ("rss_kb_3_registered", "krsid VmRSS, 3 registered"),
-                    ("rss_kb_registered", f"krsid VmRSS, {n} registered")):
+                    ("rss_kb_registered", f"krsid VmRSS, {n} registered"),
+                    ("rss_kb_registered_after_ps", f"krsid VmRSS, {n} registered, after "
+                     "`krsictl ps --json` listed them")):
         if k in facts:
             w(f"| {text} | {int(facts[k]) / 1024:.1f} MB |")
     for k, val in facts.items():
@@ -349,8 +354,13 @@ plot $d using 1:2 with linespoints title "container (registered at depth 1)", \\
               "instructions each |")
     if "idle_cpu_ns_per_s" in facts:
         x = int(facts["idle_cpu_ns_per_s"])
-        w(f"| krsid idle, {n} registered (its 2-second tick; the registry sweep once a minute) | "
-          f"{num(x)} instructions per second ({x / 1e7:.2f}% of one CPU at 1 instruction/ns) |")
+        w(f"| krsid idle, {n} registered (its 2-second tick, the sweep once a minute, the file "
+          f"identities resolved again every 30 s) | {num(x)} instructions per second "
+          f"({x / 1e7:.2f}% of one CPU at 1 instruction/ns) |")
+    if "idle_norefresh_cpu_ns_per_s" in facts:
+        x = int(facts["idle_norefresh_cpu_ns_per_s"])
+        w(f"| the same with `--refresh-interval 0` (the tick and the sweep) | {num(x)} "
+          f"instructions per second ({x / 1e7:.2f}%) |")
     sw = [int(facts[k]) for k in facts if re.match(r"swap_v\d+_agent_cpu_ns$", k)]
     tk = [int(facts[k]) for k in facts if re.match(r"swap_v\d+_agent_ticks$", k)]
     wall = [int(facts[k]) for k in facts if re.match(r"swap_v\d+_reload_wall_ns$", k)]

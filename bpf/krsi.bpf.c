@@ -8,8 +8,10 @@
  * Cost for tasks that no container registered: config.level_mask has a bit for each cgroup
  * depth at which some cgroup is registered. A task looks up only its ancestors at those
  * depths, so while nothing is registered a program returns after one array lookup, and a host
- * task deeper than the registered cgroups pays one hash lookup per registered depth (one, with
- * crun's /<id> or podman's /libpod_parent/libpod-<id> layouts).
+ * task at or below the registered depths pays one filter lookup per registered depth (one,
+ * with crun's /<id> or podman's /libpod_parent/libpod-<id> layouts): cgroup_filter, an array
+ * whose load the verifier inlines, tells it that its cgroup is not registered without the
+ * cgroups hash.
  *
  * Unregistered cgroup = allow: krsi confines containers, not the host. A registered cgroup's
  * sub-cgroups are confined by it, since the walk goes from the task's own depth upwards.

@@ -23,11 +23,15 @@ P=$W/profiles
 LOG=$W/krsid.log
 ROUNDS=${KRSI_BENCH_ROUNDS:-3}
 QUICK=${KRSI_BENCH_QUICK:-0}
-NSCALE=10000
+NSCALE=16384 # KRSI_MAX_CGROUPS: the curve's last point
+RULES="10 100 1000 10000 16384"
+SCALE_POINTS="1 10 100 1000 $NSCALE" # registered cgroups at each measurement
 SWAPN=1000
 ITER=()
 if [ "$QUICK" = 1 ]; then
 	NSCALE=300
+	RULES="10 100 1000"
+	SCALE_POINTS="1 10 100 $NSCALE"
 	SWAPN=100
 	ROUNDS=1
 fi
@@ -167,7 +171,7 @@ measure scale none-host /bench-host2/h "$OPS"
 agent_start
 fact rss_kb_0_registered "$(rss_kb "$agent_pid")"
 prev=0
-for n in 1 100 "$NSCALE"; do
+for n in $SCALE_POINTS; do
 	s=$(date +%s%N)
 	if [ "$n" = "$NSCALE" ]; then
 		# the last SWAPN under bench-swap, for the swap measurement below
@@ -211,6 +215,25 @@ agent_start --refresh-interval 0
 c0=$(sched_ns "$agent_pid")
 sleep 120
 fact idle_norefresh_cpu_ns_per_s "$(( ($(sched_ns "$agent_pid") - c0) / 120 ))"
+agent_stop
+
+# ---- 2b. rules: one container assigned, in turn, profiles of 10 to 16,384 deny entries ----
+progress "rules: $RULES"
+mkdir -p "$W/profiles-rules" "$CG/bench-rules"
+cp "$P/default.json" "$W/profiles-rules/"
+for n in $RULES; do
+	$KB profile "$W/profiles-rules/bench-r$n.json" "bench-r$n" "$n" || fail "profile bench-r$n"
+done
+measure rules none /bench-rules "open connect"
+agent_start -p "$W/profiles-rules"
+for n in $RULES; do
+	if [ "$n" = "${RULES%% *}" ]; then
+		register bench-rules /bench-rules "bench-r$n"
+	else
+		krsictl assign "bench-r$n" bench-rules >/dev/null || fail "assign bench-r$n"
+	fi
+	measure rules "ct-$n" /bench-rules "open connect"
+done
 agent_stop
 
 # ---- 3. nesting: the task d levels deep (1 = in the registered cgroup itself) ----

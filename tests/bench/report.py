@@ -186,6 +186,15 @@ def main():
             continue
         target(f"10,000 rules within 2% of 10 rules ({op})", abs(a / b - 1) <= 0.02,
                f"{a / b - 1:+.2%}")
+    # 4b. the rules curve: its last point against its first
+    rs_t = sorted({int(c.split("-")[1]) for (s_, c, _) in runs if s_ == "rules" and c.startswith("ct-")})
+    if len(rs_t) > 1:
+        for op in ("open", "connect"):
+            a, b = v("rules", f"ct-{rs_t[-1]}", op), v("rules", f"ct-{rs_t[0]}", op)
+            if a is None or b is None:
+                continue
+            target(f"{rs_t[-1]:,} rules within 2% of {rs_t[0]:,} ({op}, the rules curve)",
+                   abs(a / b - 1) <= 0.02, f"{a / b - 1:+.2%}")
     # 5. 10,000 cgroups vs 1
     n = f'{int(facts.get("registered", "10000")):,}'
     for who in ("ct", "host"):
@@ -252,6 +261,60 @@ def main():
         row += [cell("scale", f"host-{x}", op, "scale", "none-host") for x in ns]
         w(f"| {OP_TEXT[op]} | {num(base)} | " + " | ".join(row) + " |")
     w("")
+
+    # ---- rules ----
+    rs = sorted({int(c.split("-")[1]) for (s, c, _) in runs if s == "rules" and c.startswith("ct-")})
+    if rs:
+        w("## Scale: rules")
+        w("")
+        w("One container (`/bench-rules`, depth 1) assigned, in turn, profiles `bench-rN` of N deny")
+        w("entries spread over exec, read, write and connect, none matching what the loop does.")
+        w("Added instructions against no krsi (the same cgroup, before krsid started).")
+        w("")
+        w("| operation | no krsi | " + " | ".join(f"{x:,} rules" for x in rs) + " |")
+        w("|---|---:|" + "---:|" * len(rs))
+        for op in ("open", "connect"):
+            base = v("rules", "none", op)
+            if base is None:
+                continue
+            w(f"| {OP_TEXT[op]} | {num(base)} | " +
+              " | ".join(cell("rules", f"ct-{x}", op, "rules", "none") for x in rs) + " |")
+        w("")
+    # the curves: added cost of open by registered cgroups and by rules
+    series = [
+        ("container, by registered cgroups",
+         [(x, added("scale", f"ct-{x}", "open", "scale", "none-0")) for x in ns]),
+        ("host task, by registered cgroups",
+         [(x, added("scale", f"host-{x}", "open", "scale", "none-host")) for x in ns]),
+        ("container, by rules in its profile",
+         [(x, added("rules", f"ct-{x}", "open", "rules", "none")) for x in rs]),
+    ]
+    series = [(t, [(x, y) for x, y in pts if y is not None]) for t, pts in series]
+    png = os.path.join(os.path.dirname(os.path.abspath(out)), "scale.png")
+    if any(len(pts) > 1 for _, pts in series) and shutil.which("gnuplot"):
+        blocks = "\n".join(f"$s{i} << EOD\n" + "\n".join(f"{x} {y:.0f}" for x, y in pts) + "\nEOD"
+                           for i, (_, pts) in enumerate(series))
+        plots = ", \\\n     ".join(f'$s{i} using 1:2 with linespoints title "{t}"'
+                                   for i, (t, _) in enumerate(series))
+        script = f"""
+set terminal pngcairo size 800,480 font ",10"
+set output "{png}"
+set title "krsi: instructions added to open+close by registered cgroups and by rules"
+set xlabel "registered cgroups, or deny entries in the container's profile"
+set ylabel "added guest instructions"
+set logscale x
+set key right center
+set grid
+set yrange [0:*]
+{blocks}
+plot {plots}
+"""
+        r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+        if r.returncode == 0:
+            w("![added instructions by registered cgroups and by rules](scale.png)")
+            w("")
+        else:
+            print(f"report: gnuplot failed, no plot: {r.stderr.strip()}", file=sys.stderr)
 
     # ---- depth ----
     w("## Nesting depth (`open`+`close`)")

@@ -47,6 +47,26 @@ def num(v):
     return f"{v:,.0f}"
 
 
+def gnuplot(png, title, xlabel, settings, data, plots):
+    """Run gnuplot on DATA (its $name blocks) and PLOTS into PNG; True if it wrote it."""
+    script = f"""
+set terminal pngcairo size 800,480 font ",10"
+set output "{png}"
+set title "{title}"
+set xlabel "{xlabel}"
+set ylabel "added guest instructions"
+{settings}
+set grid
+set yrange [0:*]
+{data}
+plot {plots}
+"""
+    r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    if r.returncode != 0:
+        print(f"report: gnuplot failed, no plot: {r.stderr.strip()}", file=sys.stderr)
+    return r.returncode == 0
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: tests/bench/report.py RESULTS_DIR OUTPUT.md")
@@ -296,25 +316,11 @@ def main():
                            for i, (_, pts) in enumerate(series))
         plots = ", \\\n     ".join(f'$s{i} using 1:2 with linespoints title "{t}"'
                                    for i, (t, _) in enumerate(series))
-        script = f"""
-set terminal pngcairo size 800,480 font ",10"
-set output "{png}"
-set title "krsi: instructions added to open+close by registered cgroups and by rules"
-set xlabel "registered cgroups, or deny entries in the container's profile"
-set ylabel "added guest instructions"
-set logscale x
-set key right center
-set grid
-set yrange [0:*]
-{blocks}
-plot {plots}
-"""
-        r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-        if r.returncode == 0:
+        if gnuplot(png, "krsi: instructions added to open+close by registered cgroups and by rules",
+                   "registered cgroups, or deny entries in the container's profile",
+                   "set logscale x\nset key right center", blocks, plots):
             w("![added instructions by registered cgroups and by rules](scale.png)")
             w("")
-        else:
-            print(f"report: gnuplot failed, no plot: {r.stderr.strip()}", file=sys.stderr)
 
     # ---- depth ----
     w("## Nesting depth (`open`+`close`)")
@@ -343,29 +349,14 @@ plot {plots}
     if curve and shutil.which("gnuplot"):
         data = "\n".join(f"{dep} " + " ".join("NaN" if x is None else f"{x:.0f}" for x in a)
                          for dep, a in curve)
-        script = f"""
-set terminal pngcairo size 800,480 font ",10"
-set output "{png}"
-set title "krsi: instructions added to open+close by cgroup depth"
-set xlabel "depth of the task's cgroup"
-set ylabel "added guest instructions"
-set key bottom right
-set grid
-set xrange [0.8:8.2]
-set yrange [0:*]
-$d << EOD
-{data}
-EOD
-plot $d using 1:2 with linespoints title "container (registered at depth 1)", \\
-     $d using 1:3 with linespoints title "host task, registrations at depth 1", \\
-     $d using 1:4 with linespoints title "host task, registrations at depths 1-8"
-"""
-        r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-        if r.returncode == 0:
+        plots = ('$d using 1:2 with linespoints title "container (registered at depth 1)", \\\n'
+                 '     $d using 1:3 with linespoints title "host task, registrations at depth 1", \\\n'
+                 '     $d using 1:4 with linespoints title "host task, registrations at depths 1-8"')
+        if gnuplot(png, "krsi: instructions added to open+close by cgroup depth",
+                   "depth of the task's cgroup", "set key bottom right\nset xrange [0.8:8.2]",
+                   f"$d << EOD\n{data}\nEOD", plots):
             w("")
             w("![added instructions by depth](depth.png)")
-        else:
-            print(f"report: gnuplot failed, no plot: {r.stderr.strip()}", file=sys.stderr)
     w("")
 
     # ---- container start ----

@@ -712,7 +712,8 @@ static int prof_stage(struct profile *p, struct staged *st, struct krsi_err *err
 			goto undo;
 		}
 	for (j = 0; j < st->c.n_net; j++)
-		if (bpf_map_update_elem(d.obj.maps.net_rules, &st->c.net[j], &one, BPF_ANY) < 0) {
+		if (bpf_map_update_elem(d.obj.maps.net_rules, &st->c.net[j], &st->c.net_val[j],
+					BPF_ANY) < 0) {
 			r = rule_write_error(err, p->name, "network", j, errno, KRSI_MAX_NET_RULES,
 					     "KRSI_MAX_NET_RULES");
 			goto undo;

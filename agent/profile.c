@@ -623,6 +623,30 @@ void profile_free(struct profile *p)
 	free(p);
 }
 
+/*
+ * Whether a deny rule already in C covers K, an allow rule's key: same op and family, K's port
+ * or any port, a prefix no longer than K's that K's address starts with. Such an allow rule is
+ * stored as a deny, so that the longest prefix a lookup finds never hides a deny (krsi.h).
+ */
+static bool net_covered(const struct profile_compiled *c, const struct krsi_net_key *k)
+{
+	for (size_t j = 0; j < c->n_net; j++) {
+		const struct krsi_net_key *d = &c->net[j];
+		unsigned int bits;
+
+		if (c->net_val[j] != KRSI_NET_RULE_DENY || d->op != k->op || d->family != k->family ||
+		    (d->port && d->port != k->port) || d->prefixlen > k->prefixlen)
+			continue;
+		bits = d->prefixlen - KRSI_NET_KEY_FIXED_BITS;
+		if (memcmp(d->addr, k->addr, bits / 8))
+			continue;
+		if (bits % 8 && (d->addr[bits / 8] ^ k->addr[bits / 8]) & (0xff00 >> (bits % 8) & 0xff))
+			continue;
+		return true;
+	}
+	return false;
+}
+
 int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 		    struct profile_compiled *ret)
 {
@@ -648,7 +672,8 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 	for (int l = 0; l < PROFILE_NET_LISTS; l++)
 		n += p->n_net[l];
 	c.net = calloc(n + 1, sizeof(*c.net));
-	if (!c.paths || !c.net || !c.names) {
+	c.net_val = calloc(n + 1, sizeof(*c.net_val));
+	if (!c.paths || !c.net || !c.net_val || !c.names) {
 		profile_compiled_clear(&c);
 		return -ENOMEM;
 	}
@@ -682,26 +707,37 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 	if (p->n_paths[PROFILE_WRITE] || p->n_paths[PROFILE_WRITE_DIRS])
 		pol->deny |= KRSI_DENY(KRSI_HOOK_OPEN_WRITE);
 
+	/* Deny lists first: an allow rule is stored knowing every deny rule (krsi.h). */
 	for (int op = 0; op < PROFILE_NET_LISTS; op++) {
-		static const uint8_t ops[PROFILE_NET_LISTS] = {
-			[PROFILE_CONNECT] = KRSI_NET_CONNECT,
-			[PROFILE_BIND] = KRSI_NET_BIND,
-			[PROFILE_ALLOW_CONNECT] = KRSI_NET_ALLOW_CONNECT,
-			[PROFILE_ALLOW_BIND] = KRSI_NET_ALLOW_BIND,
-		};
+		bool allow = op >= PROFILE_ALLOW_CONNECT;
+		uint8_t kop = (op == PROFILE_CONNECT || op == PROFILE_ALLOW_CONNECT) ? KRSI_NET_CONNECT
+										     : KRSI_NET_BIND;
 
 		for (size_t i = 0; i < p->n_net[op]; i++) {
 			const struct profile_net_rule *r = &p->net[op][i];
-			struct krsi_net_key *k = &c.net[c.n_net++];
+			struct krsi_net_key k = { 0 };
+			uint8_t v = KRSI_NET_RULE_DENY;
 
-			k->slot = slot;
-			k->op = ops[op];
-			k->family = r->family;
-			k->port = r->port;
-			memcpy(k->addr, r->addr, sizeof(k->addr));
-			k->prefixlen = KRSI_NET_KEY_FIXED_BITS + r->prefix;
+			k.slot = slot;
+			k.op = kop;
+			k.family = r->family;
+			k.port = r->port;
+			memcpy(k.addr, r->addr, sizeof(k.addr));
+			k.prefixlen = KRSI_NET_KEY_FIXED_BITS + r->prefix;
+			if (allow) {
+				size_t j;
+
+				for (j = 0; j < c.n_net; j++)
+					if (!memcmp(&c.net[j], &k, sizeof(k)))
+						break;
+				if (j < c.n_net)
+					continue; /* a deny rule's key stays a deny; a repeated allow rule */
+				v = net_covered(&c, &k) ? KRSI_NET_RULE_DENY : KRSI_NET_RULE_ALLOW;
+			}
+			c.net_val[c.n_net] = v;
+			c.net[c.n_net++] = k;
 		}
-		if (p->n_net[op] && op < PROFILE_ALLOW_CONNECT)
+		if (p->n_net[op] && !allow)
 			pol->deny |= KRSI_DENY(op == PROFILE_CONNECT ? KRSI_HOOK_CONNECT : KRSI_HOOK_BIND);
 	}
 	/* A kind with an allow list is checked even when its deny list is empty. */
@@ -738,9 +774,11 @@ void profile_compiled_clear(struct profile_compiled *c)
 {
 	free(c->paths);
 	free(c->net);
+	free(c->net_val);
 	free(c->names);
 	c->paths = NULL;
 	c->net = NULL;
+	c->net_val = NULL;
 	c->names = NULL;
 	c->n_paths = c->n_net = c->n_names = 0;
 }

@@ -120,6 +120,7 @@ struct profile_compiled {
 	struct krsi_path_key *paths;
 	size_t n_paths;
 	struct krsi_net_key *net;
+	uint8_t *net_val; /* per net[] entry: KRSI_NET_RULE_DENY or _ALLOW */
 	size_t n_net;
 	struct krsi_name_key *names; /* last components of the exact rules */
 	size_t n_names;

@@ -749,19 +749,27 @@ int BPF_PROG(socket_create, int family, int type, int protocol, int kern, int re
 	return decide(&c, &r);
 }
 
-/* A rule of OP for K (its port, then any port); K's port is kept. */
-static __always_inline bool net_match(struct krsi_net_key *k, __u8 op)
+/*
+ * What the rules of K's op say about K: KRSI_NET_RULE_DENY when a deny rule matches, else
+ * KRSI_NET_RULE_ALLOW when an allow rule does, else 0. Two lookups at most, with K's port and
+ * with any port; K's port is kept. The agent stores an allow rule that a deny rule covers as a
+ * deny (krsi.h), so a deny found by either lookup is the answer, whatever the other finds.
+ */
+static __always_inline __u8 net_match(struct krsi_net_key *k)
 {
 	__u16 port = k->port;
-	bool hit;
+	__u8 *v, hit = 0;
 
-	k->op = op;
-	if (bpf_map_lookup_elem(&net_rules, k))
-		return true;
+	v = bpf_map_lookup_elem(&net_rules, k);
+	if (v) {
+		if (*v == KRSI_NET_RULE_DENY)
+			return KRSI_NET_RULE_DENY;
+		hit = *v;
+	}
 	k->port = 0; /* rules for any port */
-	hit = bpf_map_lookup_elem(&net_rules, k);
+	v = bpf_map_lookup_elem(&net_rules, k);
 	k->port = port;
-	return hit;
+	return v && *v == KRSI_NET_RULE_DENY ? KRSI_NET_RULE_DENY : v ? *v : hit;
 }
 
 static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8 op, __u32 hook)
@@ -771,6 +779,7 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 	struct krsi_net_key k = {};
 	struct sockaddr_in6 sa = {};
 	struct ctx c;
+	__u8 v;
 
 	if (!policy_get(&c) || !((c.pol->deny | c.learn) & KRSI_DENY(hook)))
 		return 0;
@@ -802,13 +811,13 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 	}
 	k.prefixlen = (sizeof(k) - sizeof(k.prefixlen)) * 8;
 	k.slot = c.pol->slot;
-	if (!net_match(&k, op)) {
+	k.op = op;
+	v = net_match(&k);
+	if (v != KRSI_NET_RULE_DENY) {
 		/* No deny rule: with an allow list, what it does not admit is denied. */
-		__u8 allow_op = op + (KRSI_NET_ALLOW_CONNECT - KRSI_NET_CONNECT);
-
 		if (c.learn & KRSI_DENY(hook))
 			r.arg = -1; /* learned, below */
-		else if (!(c.pol->allow & KRSI_DENY(hook)) || net_match(&k, allow_op))
+		else if (!(c.pol->allow & KRSI_DENY(hook)) || v == KRSI_NET_RULE_ALLOW)
 			return 0;
 		else
 			r.arg = KRSI_MATCH_NOT_ALLOWED << 8;

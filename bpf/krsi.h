@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 6
+#define KRSI_ABI_VERSION 7
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -181,12 +181,23 @@ struct krsi_name_key {
  * fixed prefix, port 0 meaning "any port": a connect or bind is looked up twice, with its port
  * and with 0. IPv4 addresses use the first 4 bytes of addr; IPv4-mapped IPv6 addresses are
  * looked up as IPv4.
+ *
+ * Deny and allow rules of one op share the trie; the value says which (KRSI_NET_RULE_*), so
+ * that a kind with an allow list costs the same two lookups as one with a deny list only. The
+ * agent keeps "a deny rule wins" true under longest-prefix matching: an allow rule that a deny
+ * rule of the same port or of any port covers is stored as a deny (profile_compile), and an
+ * allow rule with a deny rule's key is not stored. So a deny rule matches an address exactly
+ * when one of the two lookups finds a deny value, and an allow rule admits it exactly when
+ * neither does and one finds an allow value.
  */
 enum krsi_net_op {
 	KRSI_NET_CONNECT = 1,
 	KRSI_NET_BIND = 2,
-	KRSI_NET_ALLOW_CONNECT = 3, /* allow lists: a hit admits, a miss denies */
-	KRSI_NET_ALLOW_BIND = 4,
+};
+
+enum krsi_net_rule {
+	KRSI_NET_RULE_DENY = 1,
+	KRSI_NET_RULE_ALLOW = 2, /* allow lists: a hit admits, a miss denies */
 };
 
 struct krsi_net_key {

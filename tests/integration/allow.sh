@@ -75,14 +75,18 @@ ln -s $K/other-file $K/data/link-other
 echo public >$K/pub/file
 echo secret >$K/secret
 
+# Deny and allow networks overlap on purpose: a deny rule wins, wider or narrower, for its
+# port or for any port (the two share one trie, where the longest prefix is found).
 allow_lists='
 	"exec": ["/tmp/ka/bin/denied"],
+	"connect": ["127.0.1.0/24", "127.0.2.0/24:7000", "127.0.4.4:22", "127.0.5.0/24:80"],
 	"allow": {
 		"exec": ["/usr/lib/krsi/krsi-probe", "/tmp/ka/ok-exec"'"$per_where_rules"'],
 		"exec_dirs": ["/usr/lib/x86_64-linux-gnu", "/tmp/ka/bin"'"$per_where_dirs"'],
 		"write": ["/dev/null"],
 		"write_dirs": ["/tmp/ka/data"],
-		"connect": ["127.0.0.1:8080"],
+		"connect": ["127.0.0.1:8080", "127.0.1.7", "127.0.2.0/24", "127.0.4.0/24",
+			    "127.0.5.7:80"],
 		"bind": ["127.0.0.1:9000"]
 	}'
 cat >"$P/a-allow.json" <<EOF
@@ -159,6 +163,12 @@ rows=(
 	"connect to the allowed port of another address|connect ::1 8080|EPERM|connect|\"address\":\"::1\""
 	"connect by IPv4-mapped IPv6 to the allowed address|connect ::ffff:127.0.0.1 8080|ok||"
 	"sendto another port, unconnected|sendto 127.0.0.1 8082|EPERM|connect|\"port\":8082"
+	"a deny rule for any port wins over a narrower allow rule|connect 127.0.1.7 80|EPERM|connect|\"address\":\"127.0.1.7\""
+	"a deny rule for one port wins over a narrower allow rule for that port|connect 127.0.5.7 80|EPERM|connect|\"address\":\"127.0.5.7\""
+	"an allow rule for any port admits beside a deny rule for one port|connect 127.0.2.9 7001|ok||"
+	"a deny rule for one port wins over a wider allow rule|connect 127.0.2.9 7000|EPERM|connect|\"address\":\"127.0.2.9\""
+	"a narrower deny rule for one port inside an allow rule|connect 127.0.4.4 22|EPERM|connect|\"address\":\"127.0.4.4\""
+	"the same address on another port is admitted|connect 127.0.4.4 23|ok||"
 	"bind to the allowed address and port|bind 127.0.0.1 9000|ok||"
 	"bind to another port|bind 127.0.0.1 9001|EPERM|bind|\"port\":9001,\"match\":\"not allowed\""
 )

@@ -298,6 +298,64 @@ static const char *allow_doc =
 	"  \"allow\": { \"exec\": [\"/bin/busybox\", \"/app/run\"], \"exec_dirs\": [\"/usr/lib\"],\n"
 	"    \"write_dirs\": [\"/data\"], \"connect\": [\"127.0.0.1:8080\"], \"bind\": [] } }";
 
+/*
+ * Deny and allow rules share the LPM trie, and a lookup finds the longest prefix: an allow
+ * rule that a deny rule covers must be stored as a deny, or the allow would hide the deny.
+ */
+static const char *overlap_doc =
+	"{ \"name\": \"n\", \"version\": 1, \"schema\": 2, \"mode\": \"enforce\",\n"
+	"  \"connect\": [\"10.0.0.0/8\", \"192.168.0.0/16:443\", \"172.16.0.5:22\", \"10.9.9.9\",\n"
+	"    \"100.64.0.0/10\"],\n"
+	"  \"allow\": { \"connect\": [\"10.1.0.0/16\", \"192.168.1.1:443\", \"192.168.1.1:80\",\n"
+	"    \"172.16.0.0/12\", \"10.9.9.9\", \"172.16.0.0/12\", \"100.96.0.0/11\",\n"
+	"    \"100.128.0.0/10\"] } }";
+
+static void test_net_overlap(void)
+{
+	static const struct {
+		const char *rule;
+		uint8_t want;
+		const char *why;
+	} cases[] = {
+		{ "10.1.0.0/16", KRSI_NET_RULE_DENY, "inside a deny rule for any port" },
+		{ "192.168.1.1:443", KRSI_NET_RULE_DENY, "inside a deny rule for its port" },
+		{ "192.168.1.1:80", KRSI_NET_RULE_ALLOW, "inside a deny rule for another port" },
+		{ "172.16.0.0/12", KRSI_NET_RULE_ALLOW, "around a narrower deny rule (found first)" },
+		{ "100.96.0.0/11", KRSI_NET_RULE_DENY, "inside a /10 deny rule (a prefix within a byte)" },
+		{ "100.128.0.0/10", KRSI_NET_RULE_ALLOW, "beside it, differing in that byte's first bits" },
+	};
+	struct krsi_err err = { "" };
+	struct profile *p = NULL;
+	struct profile_compiled c;
+	size_t deny9 = 0, n;
+
+	CHECK(profile_parse("n.json", overlap_doc, strlen(overlap_doc), &p, &err) == 0,
+	      "a profile whose deny and allow networks overlap parses (%s)", err.msg);
+	if (!p)
+		return;
+	CHECK(profile_compile(p, 1, 1, &c) == 0, "it compiles");
+	n = 5; /* the deny rules, stored first */
+	for (size_t i = 0; i < c.n_net; i++)
+		deny9 += c.net[i].addr[0] == 10 && c.net[i].addr[1] == 9;
+	CHECK(deny9 == 1 && c.net_val[3] == KRSI_NET_RULE_DENY,
+	      "an allow rule with a deny rule's key is not stored: the deny stays");
+	CHECK(c.n_net == n + 6, "a repeated allow rule is stored once (%zu entries)", c.n_net);
+	for (size_t i = 0; i < c.n_net && i < n; i++)
+		CHECK(c.net_val[i] == KRSI_NET_RULE_DENY, "deny rule %zu has the deny value", i);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && n + i < c.n_net; i++) {
+		struct profile_net_rule r;
+		const char *reason;
+
+		profile_parse_net(cases[i].rule, &r, &reason);
+		CHECK(c.net[n + i].port == r.port && !memcmp(c.net[n + i].addr, r.addr, 16) &&
+			      c.net_val[n + i] == cases[i].want,
+		      "allow %s, %s: stored as %s", cases[i].rule, cases[i].why,
+		      cases[i].want == KRSI_NET_RULE_DENY ? "a deny" : "an allow");
+	}
+	profile_compiled_clear(&c);
+	profile_free(p);
+}
+
 static void test_allow(void)
 {
 	struct krsi_err err = { "" };
@@ -336,12 +394,13 @@ static void test_allow(void)
 		deny_exec += c.paths[i].kind == KRSI_PATH_EXEC;
 	}
 	for (size_t i = 0; i < c.n_net; i++)
-		net_allow += c.net[i].op == KRSI_NET_ALLOW_CONNECT && c.net[i].port == 8080;
+		net_allow += c.net[i].op == KRSI_NET_CONNECT && c.net[i].port == 8080 &&
+			     c.net_val[i] == KRSI_NET_RULE_ALLOW;
 	for (size_t i = 0; i < c.n_names; i++)
 		names += c.names[i].kind == KRSI_PATH_ALLOW_EXEC;
 	CHECK(allow_exec == 3 && allow_dirs == 1 && deny_exec == 1,
 	      "allow rules have the allow kinds, directories without NUL");
-	CHECK(net_allow == 1, "the connect allow rule has the allow op");
+	CHECK(net_allow == 1, "the connect allow rule is stored with the allow value");
 	CHECK(names == 2, "exact allow rules give their names to the name prefilter");
 	CHECK(c.policy.dirs == (1u << KRSI_PATH_ALLOW_EXEC | 1u << KRSI_PATH_ALLOW_WRITE),
 	      "the directory bits of the allow kinds");
@@ -398,6 +457,7 @@ static void test_allow(void)
 
 void test_profile(void)
 {
+	test_net_overlap();
 	test_allow();
 	test_parse_full();
 	test_names();

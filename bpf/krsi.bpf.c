@@ -8,10 +8,10 @@
  * Cost for tasks that no container registered: config.level_mask has a bit for each cgroup
  * depth at which some cgroup is registered. A task looks up only its ancestors at those
  * depths, so while nothing is registered a program returns after one array lookup, and a host
- * task at or below the registered depths pays one filter lookup per registered depth (one,
- * with crun's /<id> or podman's /libpod_parent/libpod-<id> layouts): cgroup_filter, an array
- * whose load the verifier inlines, tells it that its cgroup is not registered without the
- * cgroups hash.
+ * task pays one ancestor helper call and one filter load per registered depth at or above its
+ * own, whatever its depth (one, with crun's /<id> or podman's /libpod_parent/libpod-<id>
+ * layouts): cgroup_filter, an array whose load the verifier inlines, tells it that its cgroup
+ * is not registered without the cgroups hash.
  *
  * Unregistered cgroup = allow: krsi confines containers, not the host. A registered cgroup's
  * sub-cgroups are confined by it, since the walk goes from the task's own depth upwards.
@@ -203,67 +203,57 @@ static __always_inline bool filter_maybe(__u64 id)
  * registered but not armed yet (the runtime still setting the container up) unless ARM: the
  * exec hook arms it.
  *
- * Only the depths whose bit is set in the level mask are looked at, nearest first: the task's
- * own cgroup by its id (two loads), an ancestor through the ancestor helper, so that the
- * unmarked depths between cost a bit test each. At each, the filter first, then the cgroups
- * hash. A task deeper than KRSI_MAX_LEVELS - 1, where the agent registers nothing, starts at
- * that depth, so that nesting sub-cgroups deeper than the mask reaches never leaves a
- * container's policy behind.
+ * Only the depths whose bit is set in the level mask are looked at, from the root down: at
+ * each, the task's cgroup or its ancestor at that depth by one helper call (0 once the depth
+ * is below the task's own: no deeper one can be its ancestor either), then the filter, then
+ * the cgroups hash; the deepest registered one wins. An unmarked depth costs a shift and a
+ * bit test, and the walk ends at the deepest marked one, so a host task at any depth pays
+ * one helper call and one filter load per registered depth at or above its own.
  */
 static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 {
-	struct task_struct *task;
-	struct cgroup *cgrp;
-	struct krsi_cgroup *cg;
+	struct krsi_cgroup *cg = NULL;
 	struct krsi_policy *pol;
-	__u32 zero = 0, *profile_id;
-	__u64 mask;
-	int level, own;
+	__u32 zero = 0;
+	__u64 mask, id = 0;
 
 	c->cfg = bpf_map_lookup_elem(&config, &zero);
 	if (!c->cfg)
 		return false;
 	mask = c->cfg->level_mask;
-	if (!mask)
-		return false;
-	task = bpf_get_current_task_btf();
-	cgrp = task->cgroups->dfl_cgrp;
-	own = level = cgrp->level;
-	if (level < 0)
-		return false;
-	if (level > KRSI_MAX_LEVELS - 1)
-		level = KRSI_MAX_LEVELS - 1;
-	for (int i = 0; i < KRSI_MAX_LEVELS; i++) {
-		int l = level - i;
-		__u64 id;
+	for (int l = 0; l < KRSI_MAX_LEVELS && mask; l++, mask >>= 1) {
+		struct krsi_cgroup *at;
+		__u64 aid;
 
-		if (l < 0 || !(mask & ((2ULL << l) - 1)))
-			return false;
-		if (!(mask & (1ULL << l)))
+		if (!(mask & 1))
 			continue;
-		id = l == own ? cgrp->kn->id : bpf_get_current_ancestor_cgroup_id(l);
-		if (!filter_maybe(id))
+		aid = bpf_get_current_ancestor_cgroup_id(l);
+		if (!aid)
+			break;
+		if (!filter_maybe(aid))
 			continue;
-		cg = bpf_map_lookup_elem(&cgroups, &id);
-		if (!cg)
-			continue;
-		profile_id = &cg->profile_id;
-		pol = bpf_map_lookup_elem(&profiles, profile_id);
-		if (!pol)
-			return false; /* a registration without a profile: the agent's bug, allow */
-		if (!(cg->flags & KRSI_CG_ARMED)) {
-			if (!arm)
-				return false;
-			cg->flags |= KRSI_CG_ARMED; /* racing CPUs set the same bit */
-			armed_notify(id);
+		at = bpf_map_lookup_elem(&cgroups, &aid);
+		if (at) {
+			cg = at;
+			id = aid;
 		}
-		c->cg = cg;
-		c->pol = pol;
-		c->cgid = id;
-		c->learn = cg->flags & KRSI_CG_LEARN ? KRSI_LEARN_DENY : 0;
-		return true;
 	}
-	return false;
+	if (!cg)
+		return false;
+	pol = bpf_map_lookup_elem(&profiles, &cg->profile_id);
+	if (!pol)
+		return false; /* a registration without a profile: the agent's bug, allow */
+	if (!(cg->flags & KRSI_CG_ARMED)) {
+		if (!arm)
+			return false;
+		cg->flags |= KRSI_CG_ARMED; /* racing CPUs set the same bit */
+		armed_notify(id);
+	}
+	c->cg = cg;
+	c->pol = pol;
+	c->cgid = id;
+	c->learn = cg->flags & KRSI_CG_LEARN ? KRSI_LEARN_DENY : 0;
+	return true;
 }
 
 static __always_inline bool policy_get(struct ctx *c)

@@ -291,10 +291,10 @@ struct krsi_registry_entry {
 /* The config map's single value. */
 struct krsi_config {
 	/*
-	 * Bit L is set when some cgroup at depth L is registered. A task walks its ancestors from
-	 * its own depth up to the root and looks up only the depths whose bit is set, nearest
-	 * first, so a host task pays one failed lookup per registered depth at or above its own,
-	 * and nothing at all while no cgroup is registered.
+	 * Bit L is set when some cgroup at depth L is registered. A task looks up its ancestors
+	 * (itself included) at the depths whose bit is set, down to its own depth, and the deepest
+	 * registered one wins: a host task pays one failed lookup per registered depth at or above
+	 * its own, and nothing at all while no cgroup is registered.
 	 */
 	__u64 level_mask;
 	__u64 throttle_ns; /* identical reports within this window are counted, not sent */

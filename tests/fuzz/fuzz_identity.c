@@ -3,6 +3,10 @@
  * libFuzzer target: what agent/identity.c parses. A bundle's config.json (its root.path is
  * where krsid resolves file identities), and /proc text: fdinfo, and mountinfo, whose mount
  * points a container names. The first byte picks the parser.
+ *
+ * config.json has two readers: a scanner for root.path and json-c's full parse, its fallback.
+ * Whatever the scanner accepts, json-c must accept with the same root.path: a document read
+ * one way by krsid and another by the runtime would resolve identities in another rootfs.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct krsi_err err = { "" };
-	char *text, buf[KRSI_ROOTFS_MAX], point[KRSI_PATH_MAX];
+	char *text, buf[KRSI_ROOTFS_MAX], point[KRSI_PATH_MAX], fast[KRSI_ROOTFS_MAX];
 	uint64_t a = 0, b = 0;
 	int r;
 
@@ -32,6 +36,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort(); /* a refusal always says why */
 		if (r == 0 && (!buf[0] || strlen(buf) >= sizeof(buf)))
 			abort();
+		if (identity_bundle_root_scan(text, size - 1, fast, sizeof(fast)) == 0) {
+			r = identity_bundle_rootfs_json("/run/b", "/run/b/config.json", text, size - 1,
+							buf, sizeof(buf), &err);
+			if (r < 0)
+				abort(); /* the scanner accepted what json-c refuses */
+			if (strcmp(buf, fast) && !(fast[0] != '/' && !strncmp(buf, "/run/b/", 7) &&
+						   !strcmp(buf + 7, fast)))
+				abort(); /* another root.path */
+		}
 		break;
 	case 1:
 		identity_parse_fdinfo(text, &a, &b);

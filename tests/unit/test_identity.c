@@ -191,6 +191,62 @@ static void test_bundle(void)
 	rmdir(dir);
 }
 
+/* config.json's two readers: the scanner, and json-c where the scanner does not decide. */
+static void test_bundle_scan(void)
+{
+	static const struct {
+		const char *doc, *scan, *full, *why;
+	} cases[] = {
+		{ "{\"ociVersion\":\"1.0.2\",\"process\":{\"args\":[\"sh\",\"-c\",\"echo \\\"x\\\"\"],"
+		  "\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1024,\"soft\":1.5e3}]},"
+		  "\"root\":{\"path\":\"rootfs\",\"readonly\":true},\"hooks\":{},\"x\":[null,false,-0]}",
+		  "rootfs", "/b/rootfs", "a runtime's config: the scanner reads it" },
+		{ " \n{\"root\" : { \"path\" : \"/r\\/s\\tx\" } }\r\n", "/r/s\tx", "/r/s\tx",
+		  "whitespace and escapes it decodes" },
+		{ "{\"root\":{\"path\":\"a\"},\"root\":{\"readonly\":true,\"path\":\"b\",\"path\":\"c\"}}",
+		  "c", "/b/c", "a repeated key: the last one, as json-c" },
+		{ "{\"root\":{\"path\":\"a\"},\"root\":{\"readonly\":true}}", NULL, NULL,
+		  "a later root without a path replaces one with it" },
+		{ "{\"root\":{\"path\":\"\\u0072ootfs\"}}", NULL, "/b/rootfs",
+		  "\\u in root.path: json-c decodes it" },
+		{ "{\"root\":{\"path\":\"x\"},\"ro\\u006ft\":{\"path\":\"y\"}}", NULL, "/b/y",
+		  "an escaped key is json-c's to read (it is \"root\")" },
+		{ "{\"root\":{\"path\":\"x\",}}", NULL, NULL, "a trailing comma is not JSON" },
+		{ "{\"root\":{\"path\":\"x\"}} x", NULL, NULL, "data after the document" },
+		{ "{\"root\":{\"path\":\"x\"},\"n\":01}", NULL, NULL, "a leading zero" },
+		{ "{\"root\":{\"path\":\"\"}}", NULL, NULL, "an empty root.path" },
+		{ "{\"root\":{\"path\":\"x\"},\"d\":[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+		  NULL, "/b/x", "nested deeper than the scanner goes: json-c decides" },
+		{ "[{\"root\":{\"path\":\"x\"}}]", NULL, NULL, "not an object" },
+	};
+	struct krsi_err err = { "" };
+	char scan[KRSI_ROOTFS_MAX], buf[KRSI_ROOTFS_MAX];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *d = cases[i].doc;
+		int rs = identity_bundle_root_scan(d, strlen(d), scan, sizeof(scan));
+		int rj = identity_bundle_rootfs_json("/b", "/b/config.json", d, strlen(d), buf,
+						     sizeof(buf), &err);
+		int rt;
+
+		if (cases[i].scan)
+			CHECK(rs == 0 && !strcmp(scan, cases[i].scan), "scan: %s (%s)", cases[i].why,
+			      rs == 0 ? scan : "refused");
+		else
+			CHECK(rs == -EINVAL, "scan leaves it to json-c: %s", cases[i].why);
+		if (cases[i].full)
+			CHECK(rj == 0 && !strcmp(buf, cases[i].full), "json-c: %s (%s)", cases[i].why,
+			      rj == 0 ? buf : err.msg);
+		else
+			CHECK(rj < 0 && strstr(err.msg, "/b/config.json"), "json-c refuses: %s (%s)",
+			      cases[i].why, err.msg);
+		rt = identity_bundle_rootfs_text("/b", "/b/config.json", d, strlen(d), buf,
+						 sizeof(buf), &err);
+		CHECK(cases[i].full ? rt == 0 && !strcmp(buf, cases[i].full) : rt < 0,
+		      "together: %s", cases[i].why);
+	}
+}
+
 /* A view refreshed after its file was renamed, deleted, replaced. */
 static void test_holds(void)
 {
@@ -336,6 +392,7 @@ void test_identity(void)
 	test_parsers();
 	test_resolve();
 	test_bundle();
+	test_bundle_scan();
 	test_holds();
 	test_table();
 }

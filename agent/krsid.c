@@ -491,16 +491,17 @@ static int64_t cgroup_some_pid(const char *cg, int depth)
 /*
  * Container E's views under SLOT: its rootfs as its bundle names it, and the root of process
  * E->pid once it runs. STRICT (a registration): a rootfs that cannot be read is an error;
- * otherwise (a refresh) the old view stays.
+ * otherwise (a refresh) the old view stays. LIVE_ONLY: the live view alone (the container has
+ * just armed; its bundle view was resolved when it registered, moments before).
  */
 static int ids_container(const struct registry_entry *e, const struct profile *p, uint32_t slot,
-			 bool strict, struct krsi_err *err)
+			 bool strict, bool live_only, struct krsi_err *err)
 {
 	struct identity_root root;
 	struct krsi_err lerr;
 	int r;
 
-	if (e->rootfs[0]) {
+	if (e->rootfs[0] && !live_only) {
 		r = identity_root_open_path(e->rootfs, &root, strict ? err : &lerr);
 		if (r < 0 && strict)
 			return err_set(err, r, "container %s: rootfs %s: %s", e->container, e->rootfs,
@@ -538,7 +539,7 @@ static int ids_profile(const struct profile *p, uint32_t slot, struct krsi_err *
 
 	for (size_t i = 0; r == 0 && i < d.reg.n; i++)
 		if (!strcmp(d.reg.v[i]->profile, p->name))
-			r = ids_container(d.reg.v[i], p, slot, false, err);
+			r = ids_container(d.reg.v[i], p, slot, false, false, err);
 	return r;
 }
 
@@ -572,7 +573,7 @@ static void ids_refresh(void)
 		snprintf(live, sizeof(live), "%s/%lld/root", host_proc(), (long long)e->pid);
 		if (cgroup_armed(e->cgroup_id) && (e->pid <= 0 || access(live, F_OK) < 0))
 			e->pid = cgroup_some_pid(e->cgroup, 3);
-		if (ids_container(e, ip->p, ip->slot, false, &err) < 0)
+		if (ids_container(e, ip->p, ip->slot, false, false, &err) < 0)
 			log_info("container %s: %s", e->container, err.msg);
 	}
 	d.refreshed_ns = now_ns(CLOCK_MONOTONIC);
@@ -1287,7 +1288,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	 * profile: a hard link made at the container's first instruction is already denied.
 	 */
 	if (ip->p) {
-		r = ids_container(&e, ip->p, ip->slot, true, &err);
+		r = ids_container(&e, ip->p, ip->slot, true, false, &err);
 		if (r < 0) {
 			cur = registry_find(&d.reg, e.container);
 			if (!cur) {
@@ -1516,13 +1517,16 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	if (e->hook == KRSI_EVENT_ARMED) {
-		/* The container runs in its own root now: resolve its live view there. */
+		/*
+		 * The container runs in its own root now: resolve its live view there. Its bundle
+		 * view is as fresh as its registration; the periodic refresh redoes both.
+		 */
 		struct krsi_err err = { "" };
 
 		ip = re ? prof_find(re->profile) : NULL;
 		if (ip && ip->p) {
 			re->pid = e->pid;
-			if (ids_container(re, ip->p, ip->slot, false, &err) < 0)
+			if (ids_container(re, ip->p, ip->slot, false, true, &err) < 0)
 				log_info("container %s: %s", re->container, err.msg);
 		}
 		return 0;

@@ -14,7 +14,8 @@
  * is not registered without the cgroups hash.
  *
  * Unregistered cgroup = allow: krsi confines containers, not the host. A registered cgroup's
- * sub-cgroups are confined by it, since the walk goes from the task's own depth upwards.
+ * sub-cgroups are confined by it: the walk looks at the task's ancestors, and the deepest
+ * registered one decides.
  *
  * Atomic reloads: a policy names its rule slot. The agent writes a new rule set under a fresh
  * slot, then replaces the profile's policy in one hash map update (an RCU-published element),

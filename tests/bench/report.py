@@ -251,8 +251,13 @@ def main():
             st[cfg] = statistics.median(r)
     if "attached-hook" in st and "attached-nohook" in st:
         a, b = st["attached-hook"], st["attached-nohook"]
-        target("the OCI hook adds ≤ 10% to a container start", a / b - 1 <= 0.10,
-               f"{a / b - 1:+.1%} ({num(a - b)} instructions)")
+        got = f"{a / b - 1:+.1%} ({num(a - b)} instructions)"
+        ra, rb = runs[("start", "attached-hook", "crun-run")], runs[("start", "attached-nohook", "crun-run")]
+        lo, hi = min(ra) / max(rb) - 1, max(ra) / min(rb) - 1
+        if lo <= 0.10 < hi:
+            got += (f"; single runs give {lo:+.1%} to {hi:+.1%}: the medians decide it, "
+                    "not every pair of runs")
+        target("the OCI hook adds ≤ 10% to a container start", a / b - 1 <= 0.10, got)
 
     if "rss_kb_registered" in facts:
         # the larger of the steady state and after a listing of every container
@@ -379,18 +384,20 @@ def main():
         w("`default`), as `krsictl oci-inject` wires it by default; krsid unregisters the container")
         w("when crun removes its cgroup. *Empty hook*: a static program that exits at once, at")
         w("prestart: what the runtime pays to start any hook. *With poststop*: `oci-inject")
-        w("--poststop`, the hook run again at stop to unregister. Median of 6 runs each,")
-        w("interleaved.")
+        w("--poststop`, the hook run again at stop to unregister. Median of the runs, interleaved;")
+        w("krsid runs with `--refresh-interval 0` here (its periodic identity refresh is in the")
+        w("agent section). The range is the smallest and largest run.")
         w("")
-        w("| configuration | instructions | against krsi attached, no hook |")
-        w("|---|---:|---:|")
+        w("| configuration | instructions (median) | range of the runs | against krsi attached, no hook |")
+        w("|---|---:|---:|---:|")
         base = st.get("attached-nohook")
         for cfg, text in (("none", "no krsi, no hook"), ("attached-nohook", "krsi attached, no hook"),
                           ("attached-truehook", "krsi attached, an empty hook"),
                           ("attached-hook", "krsi attached, hook injected (the default)"),
                           ("attached-poststop", "krsi attached, hook injected with --poststop")):
             if cfg in st:
-                w(f"| {text} | {num(st[cfg])} | " +
+                r = runs[("start", cfg, "crun-run")]
+                w(f"| {text} | {num(st[cfg])} | {num(min(r))}–{num(max(r))} | " +
                   (f"{st[cfg] - base:+,.0f} ({st[cfg] / base - 1:+.1%})" if base else "") + " |")
         w("")
 

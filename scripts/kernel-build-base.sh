@@ -39,6 +39,11 @@ if [ -f "$out/bzImage" ] && [ "$(cat "$out/commit" 2>/dev/null)" = "$base" ] &&
 	exit 0
 fi
 
+# A tree unpacked again by scripts/kernel-build.sh leaves an old worktree without its git dir.
+if [ -d "$bsrc" ] && [ "$(git -C "$bsrc" rev-parse HEAD 2>/dev/null)" != "$base" ]; then
+	log "$bsrc is not a worktree at tag base of $src: checking it out again"
+	rm -rf "$bsrc"
+fi
 if [ ! -d "$bsrc" ]; then
 	log "checking out tag base into $bsrc"
 	git -C "$src" worktree prune

@@ -4,6 +4,8 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 
@@ -195,6 +197,71 @@ static int read_text(int dirfd, const char *path, char **ret)
 
 /* ---- resolution ---- */
 
+bool identity_statx_trusted(int64_t fs_magic)
+{
+	/*
+	 * File systems whose getattr is generic_fillattr() on the inode the programs see: stat's
+	 * inode number is its i_ino and stat's device its superblock's s_dev. Not overlayfs (it
+	 * reports the real file's), not btrfs (a subvolume's anonymous device), not FUSE (what
+	 * the server says): those take the /proc fdinfo and mountinfo way.
+	 */
+	switch (fs_magic) {
+	case EXT4_SUPER_MAGIC: /* ext2, ext3 and ext4 */
+	case XFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+	case RAMFS_MAGIC:
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case V9FS_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * FD's identity by statx() (and fstatfs(), once per mount of ROOT), where its file system
+ * reports what the kernel's programs see; false: ask /proc.
+ */
+static bool resolve_statx(struct identity_root *root, int fd, uint64_t *ret_mnt_id,
+			  uint64_t *ret_dev, uint64_t *ret_ino)
+{
+	struct statx sx;
+	bool trusted = false;
+	size_t i;
+
+	if (root->slow)
+		return false;
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO | STATX_MNT_ID, &sx) < 0 ||
+	    !(sx.stx_mask & STATX_INO) || !(sx.stx_mask & STATX_MNT_ID))
+		return false;
+	for (i = 0; i < root->n_mounts && root->mounts[i].id != sx.stx_mnt_id; i++)
+		;
+	if (i < root->n_mounts) {
+		trusted = root->mounts[i].trusted;
+	} else {
+		struct statfs sf;
+
+		if (fstatfs(fd, &sf) < 0)
+			return false;
+		trusted = identity_statx_trusted(sf.f_type);
+		if (root->n_mounts < ARRAY_SIZE(root->mounts))
+			root->mounts[root->n_mounts++] = (struct identity_mount){ sx.stx_mnt_id, trusted };
+	}
+	if (!trusted || sx.stx_dev_major >= 1u << 12 || sx.stx_dev_minor >= 1u << 20)
+		return false;
+	*ret_mnt_id = sx.stx_mnt_id;
+	*ret_dev = identity_kdev(sx.stx_dev_major, sx.stx_dev_minor);
+	*ret_ino = sx.stx_ino;
+	return true;
+}
+
+/* ROOT's mountinfo, read at the first need. */
+static int root_mountinfo(struct identity_root *root)
+{
+	return root->mountinfo_text ? 0 : read_text(AT_FDCWD, root->mountinfo, &root->mountinfo_text);
+}
+
 int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret_dev,
 		     uint64_t *ret_ino, struct identity_hold *ret_hold)
 {
@@ -205,28 +272,32 @@ int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *info = NULL;
 	char fdinfo[64];
-	uint64_t mnt_id, ino;
+	uint64_t mnt_id, ino, dev;
 	int r;
 
 	fd = syscall(SYS_openat2, root->fd, path, &how, sizeof(how));
 	if (fd < 0)
 		return -errno;
-	snprintf(fdinfo, sizeof(fdinfo), "/proc/self/fdinfo/%d", fd);
-	r = read_text(AT_FDCWD, fdinfo, &info);
-	if (r < 0)
-		return r;
-	r = identity_parse_fdinfo(info, &mnt_id, &ino);
-	if (r < 0)
-		return r;
-	if (!root->mountinfo_text) {
-		r = read_text(AT_FDCWD, root->mountinfo, &root->mountinfo_text);
+	if (ret_hold)
+		ret_hold->mount_point[0] = 0;
+	if (!resolve_statx(root, fd, &mnt_id, &dev, &ino)) {
+		snprintf(fdinfo, sizeof(fdinfo), "/proc/self/fdinfo/%d", fd);
+		r = read_text(AT_FDCWD, fdinfo, &info);
+		if (r < 0)
+			return r;
+		r = identity_parse_fdinfo(info, &mnt_id, &ino);
+		if (r < 0)
+			return r;
+		r = root_mountinfo(root);
+		if (r < 0)
+			return r;
+		r = identity_mountinfo_dev(root->mountinfo_text, mnt_id, &dev,
+					   ret_hold ? ret_hold->mount_point : NULL,
+					   ret_hold ? sizeof(ret_hold->mount_point) : 0);
 		if (r < 0)
 			return r;
 	}
-	r = identity_mountinfo_dev(root->mountinfo_text, mnt_id, ret_dev, ret_hold ? ret_hold->mount_point : NULL,
-				   ret_hold ? sizeof(ret_hold->mount_point) : 0);
-	if (r < 0)
-		return r;
+	*ret_dev = dev;
 	*ret_ino = ino;
 	if (ret_hold) {
 		union {
@@ -235,6 +306,7 @@ int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret
 		} h;
 		int mid;
 
+		ret_hold->mnt_id = mnt_id;
 		h.fh.handle_bytes = sizeof(ret_hold->handle);
 		ret_hold->has_handle = name_to_handle_at(fd, "", &h.fh, &mid, AT_EMPTY_PATH) == 0;
 		if (ret_hold->has_handle) {
@@ -246,7 +318,7 @@ int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret
 	return 0;
 }
 
-bool identity_hold_alive(const struct identity_hold *hold, const struct identity_root *root)
+bool identity_hold_alive(const struct identity_hold *hold, struct identity_root *root)
 {
 	struct open_how how = {
 		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, /* not O_PATH: a handle's mount fd */
@@ -257,10 +329,18 @@ bool identity_hold_alive(const struct identity_hold *hold, const struct identity
 		unsigned char buf[sizeof(struct file_handle) + sizeof(hold->handle)];
 	} h;
 	_cleanup_close_ int mfd = -1, fd = -1;
+	char point[KRSI_PATH_MAX];
+	uint64_t dev;
 
 	if (!hold->has_handle)
 		return true; /* nothing tells: kept */
-	mfd = syscall(SYS_openat2, root->mnt_root, hold->mount_point, &how, sizeof(how));
+	/* Resolved by statx: where its mount is, looked up now (a refresh, not a start, pays). */
+	snprintf(point, sizeof(point), "%s", hold->mount_point);
+	if (!point[0] && (root_mountinfo(root) < 0 ||
+			  identity_mountinfo_dev(root->mountinfo_text, hold->mnt_id, &dev, point,
+						 sizeof(point)) < 0))
+		return true; /* its mount is not there any more: cannot tell */
+	mfd = syscall(SYS_openat2, root->mnt_root, point, &how, sizeof(how));
 	if (mfd < 0)
 		return true; /* its mount is not where it was: cannot tell */
 	h.fh.handle_bytes = hold->handle_bytes;
@@ -277,6 +357,8 @@ int identity_root_open_path(const char *root_path, struct identity_root *ret, st
 {
 	ret->mnt_root = -1;
 	ret->mountinfo_text = NULL;
+	ret->slow = false;
+	ret->n_mounts = 0;
 	ret->fd = host_open(root_path, O_PATH | O_DIRECTORY);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "root %s: %s", root_path, strerror(errno));
@@ -302,6 +384,8 @@ int identity_root_open_pid(int64_t pid, struct identity_root *ret, struct krsi_e
 	snprintf(p, sizeof(p), "%s/%lld/root", host_proc(), (long long)pid);
 	ret->mnt_root = -1;
 	ret->mountinfo_text = NULL;
+	ret->slow = false;
+	ret->n_mounts = 0;
 	ret->fd = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (ret->fd < 0)
 		return err_set(err, -errno, "pid %lld: its root: %s", (long long)pid, strerror(errno));

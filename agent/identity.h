@@ -47,8 +47,9 @@ int identity_mountinfo_dev(const char *text, uint64_t mnt_id, uint64_t *ret_dev,
 
 /*
  * What the agent keeps of a resolved file to tell later whether it still exists, under any name:
- * its file handle (name_to_handle_at) and the mount point of its mount. A file system that
- * gives no handles (overlayfs without nfs_export) leaves has_handle false.
+ * its file handle (name_to_handle_at) and its mount (the mount point, or only the mount's id
+ * when statx resolved it: the point is looked up when needed). A file system that gives no
+ * handles (overlayfs without nfs_export) leaves has_handle false.
  */
 struct identity_hold {
 	struct krsi_inode_key key;
@@ -56,14 +57,17 @@ struct identity_hold {
 	int handle_type;
 	unsigned int handle_bytes;
 	unsigned char handle[128]; /* MAX_HANDLE_SZ */
-	char mount_point[KRSI_PATH_MAX];
+	uint64_t mnt_id;
+	char mount_point[KRSI_PATH_MAX]; /* "" = not looked up: mount mnt_id's */
 	char rule[KRSI_PATH_MAX]; /* the exact rule that named it */
 };
 
 /*
  * Resolve absolute PATH inside ROOT (symlinks followed, never out of the root, no magic
  * links) and return the identity the kernel's programs see: the inode number of the dentry
- * and its superblock's device, read from the mount in the root's mountinfo (read once per
+ * and its superblock's device. By statx() where the file system reports exactly those
+ * (identity_statx_trusted(), asked once per mount of ROOT by fstatfs()); elsewhere (overlayfs,
+ * btrfs, FUSE) from /proc/self/fdinfo and the mount in the root's mountinfo (read once per
  * root). -ENOENT and the like when the path is not there.
  */
 struct identity_root;
@@ -74,12 +78,23 @@ int identity_resolve(struct identity_root *root, const char *path, uint64_t *ret
  * A root to resolve in: an open directory, the mountinfo of its mount namespace, and the root
  * that mountinfo's mount points are relative to (the agent's "/" or the process's root).
  */
+struct identity_mount {
+	uint64_t id;
+	bool trusted; /* identity_statx_trusted() of its file system */
+};
+
 struct identity_root {
 	int fd;
 	int mnt_root;
 	char mountinfo[320];
-	char *mountinfo_text; /* read at the first resolution */
+	char *mountinfo_text; /* read at the first need */
+	bool slow; /* never statx(): the tests compare both ways */
+	size_t n_mounts;
+	struct identity_mount mounts[16]; /* file systems asked about, by mount id */
 };
+
+/* Whether statx() on a file system of magic FS_MAGIC (statfs f_type) gives the programs' identity. */
+bool identity_statx_trusted(int64_t fs_magic);
 
 /*
  * Resolve host paths (bundles, roots, the host's view) in the root and mount namespace of
@@ -123,7 +138,7 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 		       const struct identity_view *old, struct krsi_inode_key **ret,
 		       struct identity_hold **ret_holds, size_t *ret_n);
 /* Whether the file HOLD was resolved to still exists (in ROOT's mount namespace). */
-bool identity_hold_alive(const struct identity_hold *hold, const struct identity_root *root);
+bool identity_hold_alive(const struct identity_hold *hold, struct identity_root *root);
 
 /* ---- the table of views: refcounted keys mirrored into a map by a callback ---- */
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <sys/sysmacros.h>
 
 #include "../../agent/identity.h"
@@ -248,7 +250,51 @@ static void test_bundle_scan(void)
 }
 
 /* A view refreshed after its file was renamed, deleted, replaced. */
-static void test_holds(void)
+/*
+ * The two ways of resolving agree: statx() where the file system is trusted to report what the
+ * programs see, /proc fdinfo and mountinfo everywhere (root.slow).
+ */
+static void test_resolve_ways(void)
+{
+	const char *paths[] = { "/proc/version", "/dev/shm", "/etc/passwd", "/tmp" };
+	struct krsi_err err = { "" };
+
+	CHECK(identity_statx_trusted(EXT4_SUPER_MAGIC) && identity_statx_trusted(TMPFS_MAGIC) &&
+		      identity_statx_trusted(PROC_SUPER_MAGIC),
+	      "statx is trusted on ext4, tmpfs and proc");
+	CHECK(!identity_statx_trusted(OVERLAYFS_SUPER_MAGIC) &&
+		      !identity_statx_trusted(BTRFS_SUPER_MAGIC) &&
+		      !identity_statx_trusted(FUSE_SUPER_MAGIC),
+	      "statx is not trusted on overlayfs, btrfs or FUSE (they report another inode)");
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		struct identity_root fast = { -1, -1, "", NULL }, slow = { -1, -1, "", NULL };
+		struct identity_hold hf, hs;
+		uint64_t df = 0, inf = 0, ds = 1, ins = 1;
+		struct statfs sf;
+		bool trusted;
+
+		if (statfs(paths[i], &sf) < 0)
+			continue; /* not on this machine */
+		trusted = identity_statx_trusted(sf.f_type);
+		identity_root_open_path("/", &fast, &err);
+		identity_root_open_path("/", &slow, &err);
+		slow.slow = true;
+		CHECK(identity_resolve(&fast, paths[i], &df, &inf, &hf) == 0 &&
+			      identity_resolve(&slow, paths[i], &ds, &ins, &hs) == 0 && df == ds &&
+			      inf == ins && hf.mnt_id == hs.mnt_id,
+		      "%s (fs magic %#lx): statx and /proc give one identity", paths[i],
+		      (unsigned long)sf.f_type);
+		CHECK(hs.mount_point[0] && (trusted ? !hf.mount_point[0] && !fast.mountinfo_text
+						    : !strcmp(hf.mount_point, hs.mount_point)),
+		      "%s: %s", paths[i],
+		      trusted ? "statx: no mountinfo read, the mount point is looked up when needed"
+			      : "untrusted file system: resolved by /proc, mount point and all");
+		identity_root_close(&fast);
+		identity_root_close(&slow);
+	}
+}
+
+static void test_holds(bool slow)
 {
 	char dir[] = "/dev/shm/krsi-unit-hold.XXXXXX", f[256], g[256], path[] = "/file";
 	char *exec_rules[] = { path };
@@ -277,10 +323,12 @@ static void test_holds(void)
 	p.paths[PROFILE_EXEC] = exec_rules;
 	p.n_paths[PROFILE_EXEC] = 1;
 	identity_root_open_path(dir, &root, &err);
+	root.slow = slow;
 	CHECK(identity_view_keys(&p, 1, &root, NULL, &keys, &holds, &n) == 0 && n == 1 &&
 		      keys[0].ino == ino && keys[0].kind == KRSI_PATH_EXEC && keys[0].slot == 1 &&
-		      holds[0].has_handle,
-	      "the rule's file resolves, with a file handle");
+		      holds[0].has_handle && (slow ? holds[0].mount_point[0] : !holds[0].mount_point[0]),
+	      "the rule's file resolves, with a file handle (%s)",
+	      slow ? "by /proc, its mount point read" : "by statx, its mount point left for later");
 	v.keys = keys;
 	v.holds = holds;
 	v.n = n;
@@ -391,8 +439,10 @@ void test_identity(void)
 {
 	test_parsers();
 	test_resolve();
+	test_resolve_ways();
 	test_bundle();
 	test_bundle_scan();
-	test_holds();
+	test_holds(false);
+	test_holds(true);
 	test_table();
 }

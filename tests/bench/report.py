@@ -19,7 +19,7 @@ import sys
 OPS = ["open", "exec", "connect", "mprotect"]
 OP_TEXT = {
     "open": "`open`+`close`",
-    "exec": "`fork`+`execve`+`wait` (static binary)",
+    "exec": "`vfork`+`execve`+`wait` (static binary)",
     "connect": "TCP `socket`+`connect`+`accept`+`close` on loopback",
     "mprotect": "`mprotect` R+X then R (2 calls)",
 }
@@ -99,7 +99,8 @@ def main():
     w(f"{rounds} interleaved rounds (krsi detached, measured, attached, measured) and shows the median")
     w("round. krsid is stopped (SIGSTOP) while a loop runs: its programs are pinned and enforce")
     w("without it; its own background cost is in the agent section. Address space randomization is")
-    w("off in the guest, so that `fork` copies the same page tables every time.")
+    w("off in the guest, so that every `execve` maps the same addresses; the exec loop uses `vfork`,")
+    w("which copies no page tables (`fork`'s copy varied by about 0.5% between rounds).")
     w("")
     w("Configurations: **no krsi** = no krsi programs attached (`krsid --unload`), `bpf` still in")
     w("`lsm=`; **empty programs** = no krsi, but LSM programs that only return, on the hooks krsi")
@@ -146,7 +147,7 @@ def main():
             worst = max(worst, (max(r) - min(r)) / statistics.median(r))
     if rounds > 1:
         w(f"Largest spread of one configuration over the {rounds} rounds: {worst * 100:.2f}% "
-          "(`exec` is the noisy one: each `fork` allocates pages).")
+          "(`exec` is the noisy one: each `execve` builds a new address space).")
         w("")
 
     # ---- targets ----

@@ -439,6 +439,35 @@ static __always_inline __u32 file_pathless(struct file *f)
 	return 0;
 }
 
+/*
+ * DENTRY's name into NK->name as bpf_probe_read_kernel_str() puts it there (the rest of the
+ * zeroed key left zero). A name of up to DNAME_INLINE_LEN - 1 bytes lives in the dentry
+ * itself, and is read from it with four loads, masked to its length: the helper copied it a
+ * byte at a time, the larger part of a file rule's cost for a file that no rule names.
+ */
+#define DNAME_INLINE_LEN 32
+static __always_inline void name_key_fill(struct krsi_name_key *nk, struct dentry *dentry)
+{
+	const unsigned char *name = dentry->d_name.name;
+	__u32 len = dentry->d_name.len;
+
+	if (len < DNAME_INLINE_LEN && (const void *)name == (const void *)dentry->d_iname) {
+#pragma unroll
+		for (int i = 0; i < DNAME_INLINE_LEN / 8; i++) {
+			__u64 w = *(__u64 *)&dentry->d_iname[i * 8];
+			int left = (int)len - i * 8;
+
+			if (left <= 0)
+				break;
+			if (left < 8)
+				w &= (1ULL << (left * 8)) - 1;
+			__builtin_memcpy(&nk->name[i * 8], &w, 8);
+		}
+		return;
+	}
+	bpf_probe_read_kernel_str(nk->name, sizeof(nk->name), name);
+}
+
 /* A file's path, resolved at most once per hook call (into the scratch key). */
 struct fpath {
 	struct krsi_path_key *k;
@@ -481,7 +510,7 @@ static __always_inline bool file_match(struct ctx *c, struct file *f, __u32 kind
 	if (!(c->pol->dirs & (1u << kind)) && dentry != f->f_path.mnt->mnt_root) {
 		struct krsi_name_key nk = { .slot = c->pol->slot, .kind = kind };
 
-		bpf_probe_read_kernel_str(nk.name, sizeof(nk.name), dentry->d_name.name);
+		name_key_fill(&nk, dentry);
 		if (!bpf_map_lookup_elem(&name_rules, &nk))
 			return false;
 	}

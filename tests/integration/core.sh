@@ -130,8 +130,19 @@ loop_profile() { # VERSION
 		>"$P/t-loop.json"
 }
 loop_profile 1
+# t-names denies reading files whose names have 1 to 60 bytes: the programs read a name of
+# up to 31 bytes from the dentry itself and a longer one with a helper, cut to 47 bytes.
+NAME_CHARS=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ
+NAME_LENS="1 7 8 9 15 16 17 24 31 32 33 47 48 60"
+mkdir -p $K/names
+{
+	printf '{ "name": "t-names", "version": 1, "mode": "enforce", "read": ['
+	sep=
+	for l in $NAME_LENS; do printf '%s"%s/names/%s"' "$sep" "$K" "${NAME_CHARS:0:l}"; sep=', '; done
+	printf '] }\n'
+} >"$P/t-names.json"
 
-for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-enf/sub kc-enf/sub/deeper; do
+for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-names kc-enf/sub kc-enf/sub/deeper; do
 	mkdir -p "$CG/$c"
 done
 
@@ -248,6 +259,24 @@ check "exec through a symlink is caught: the resolved binary counts" \
 check "a confined task gets no fd to krsi's pinned maps" \
 	probe_says EPERM kc-oth bpf-get /sys/fs/bpf/krsi/maps/cgroups
 check "the host still opens krsi's pinned maps" probe_says ok "" bpf-get /sys/fs/bpf/krsi/maps/cgroups
+
+# A rule's file that did not exist when krsid resolved the rules has no identity in the map:
+# only its name and path find it. Made at the rule's path just before the open (a refresh in
+# between would deny it by identity too), next to names that differ from a rule's in their
+# last byte or by one more byte, which stay allowed.
+check "register kc-names under t-names" krsictl register c-names --cgroup /kc-names --profile t-names
+for l in $NAME_LENS; do
+	n=${NAME_CHARS:0:l}
+	echo x >$K/names/new && mv $K/names/new "$K/names/$n"
+	check "a name of $l bytes: a new file at the rule's path is denied" \
+		probe_says EPERM kc-names read "$K/names/$n"
+	echo x >"$K/names/${n:0:l-1}_" && echo x >"$K/names/${n}_"
+	check "a name of $l bytes: the same name with another last byte is allowed" \
+		probe_says ok kc-names read "$K/names/${n:0:l-1}_"
+	check "a name of $l bytes: the name and one more byte is allowed" \
+		probe_says ok kc-names read "$K/names/${n}_"
+done
+check "unregister c-names" krsictl unregister c-names
 
 # ---- the loader: ld.so maps a program itself, with no execve of it ----
 ldso=$(ls /lib64/ld-linux-x86-64.so.2 2>/dev/null || ls /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)

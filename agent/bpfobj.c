@@ -104,6 +104,7 @@ static int *map_slot(struct krsi_maps *m, const char *name)
 		{ "path_rules", offsetof(struct krsi_maps, path_rules) },
 		{ "net_rules", offsetof(struct krsi_maps, net_rules) },
 		{ "inode_rules", offsetof(struct krsi_maps, inode_rules) },
+		{ "inode_filter", offsetof(struct krsi_maps, inode_filter) },
 		{ "name_rules", offsetof(struct krsi_maps, name_rules) },
 		{ "registry", offsetof(struct krsi_maps, registry) },
 		{ "self_ids", offsetof(struct krsi_maps, self_ids) },

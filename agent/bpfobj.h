@@ -17,7 +17,7 @@
 
 struct krsi_maps {
 	int config, cgroups, cgroup_filter, profiles, path_rules, net_rules, inode_rules,
-		name_rules, registry, self_ids, stats, verdicts, throttle, events;
+		inode_filter, name_rules, registry, self_ids, stats, verdicts, throttle, events;
 };
 
 #define BPFOBJ_MAX_PROGS 64

@@ -23,6 +23,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -232,6 +233,8 @@ static bool slot_due(uint32_t slot, bool force, uint64_t now)
  * deleted: deleting while walking would restart the walk at every deletion, which made a
  * reload of a large profile cost time cubic in its rules.
  */
+static void ifl_del(const struct krsi_inode_key *k);
+
 static void rules_collect(int map, size_t key_size, size_t slot_off, bool force, uint64_t now)
 {
 	_cleanup_free_ uint8_t *keys = NULL;
@@ -263,7 +266,8 @@ static void rules_collect(int map, size_t key_size, size_t slot_off, bool force,
 		prev = &key;
 	}
 	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(map, keys + i * key_size);
+		if (bpf_map_delete_elem(map, keys + i * key_size) == 0 && map == d.obj.maps.inode_rules)
+			ifl_del((const struct krsi_inode_key *)(keys + i * key_size));
 }
 
 /* Delete rules of retired slots whose grace period is over (or all retired slots: FORCE). */
@@ -395,13 +399,96 @@ static int hooks_attached(void)
 
 /* ---- file identities of exact rules (agent/identity.h) ---- */
 
+/*
+ * The identity filter (krsi.h): the map's words mmap'ed, and the keys of each bit counted
+ * here, saturating at 255 (such a bit stays set). A bit is set before its key is written and
+ * cleared after its last key is deleted, so a key in inode_rules never has a clear bit.
+ */
+static struct {
+	uint64_t *words;
+	uint8_t *counts;
+} ifl;
+
+static uint32_t ifl_bit(const struct krsi_inode_key *k)
+{
+	return krsi_inode_bit(k->slot, k->kind, k->dev, k->ino);
+}
+
+static void ifl_add(const struct krsi_inode_key *k)
+{
+	uint32_t b = ifl_bit(k);
+
+	if (!ifl.counts)
+		return; /* before ifl_rebuild(), which counts what the map holds */
+	if (ifl.counts[b] < UINT8_MAX)
+		ifl.counts[b]++;
+	__atomic_fetch_or(&ifl.words[b >> 6], 1ULL << (b & 63), __ATOMIC_SEQ_CST);
+}
+
+/* K was deleted from inode_rules. */
+static void ifl_del(const struct krsi_inode_key *k)
+{
+	uint32_t b = ifl_bit(k);
+
+	if (!ifl.counts || ifl.counts[b] == 0 || ifl.counts[b] == UINT8_MAX)
+		return;
+	if (--ifl.counts[b] == 0)
+		__atomic_fetch_and(&ifl.words[b >> 6], ~(1ULL << (b & 63)), __ATOMIC_SEQ_CST);
+}
+
+/* Map the filter and count what inode_rules holds now (a restart adopts its keys). */
+static int ifl_rebuild(void)
+{
+	size_t size = (size_t)KRSI_INODE_FILTER_WORDS * sizeof(uint64_t);
+	struct krsi_inode_key key, next;
+	void *prev = NULL, *m;
+
+	if (!ifl.words) {
+		m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, d.obj.maps.inode_filter, 0);
+		if (m == MAP_FAILED)
+			return -errno;
+		ifl.words = m;
+	}
+	free(ifl.counts);
+	ifl.counts = calloc((size_t)1 << KRSI_INODE_FILTER_LOG2, 1);
+	if (!ifl.counts)
+		return -ENOMEM;
+	while (bpf_map_get_next_key(d.obj.maps.inode_rules, prev, &next) == 0) {
+		uint32_t b = ifl_bit(&next);
+
+		if (ifl.counts[b] < UINT8_MAX)
+			ifl.counts[b]++;
+		key = next;
+		prev = &key;
+	}
+	/* Each word as counted: what a key in the map needs is set, the rest cleared. */
+	for (uint32_t w = 0; w < KRSI_INODE_FILTER_WORDS; w++) {
+		uint64_t v = 0;
+
+		for (int i = 0; i < 64; i++)
+			v |= (uint64_t)(ifl.counts[w * 64 + i] != 0) << i;
+		__atomic_store_n(&ifl.words[w], v, __ATOMIC_SEQ_CST);
+	}
+	return 0;
+}
+
 static int ids_write(void *ctx, const struct krsi_inode_key *k, bool add)
 {
 	static const __u8 one = 1;
+	int r;
 
-	if (add)
-		return bpf_map_update_elem(d.obj.maps.inode_rules, k, &one, BPF_ANY) < 0 ? -errno : 0;
-	return bpf_map_delete_elem(d.obj.maps.inode_rules, k) < 0 ? -errno : 0;
+	if (add) {
+		ifl_add(k);
+		if (bpf_map_update_elem(d.obj.maps.inode_rules, k, &one, BPF_ANY) == 0)
+			return 0;
+		r = -errno;
+		ifl_del(k);
+		return r;
+	}
+	if (bpf_map_delete_elem(d.obj.maps.inode_rules, k) < 0)
+		return -errno;
+	ifl_del(k);
+	return 0;
 }
 
 /* Host views are owned by "profile:NAME"; a container id has no ":". */
@@ -631,8 +718,10 @@ static void ids_sweep(void)
 	}
 	for (size_t j = 0; j < n; j++)
 		if (!identity_has(&d.ids, &extra[j]) &&
-		    bpf_map_delete_elem(d.obj.maps.inode_rules, &extra[j]) == 0)
+		    bpf_map_delete_elem(d.obj.maps.inode_rules, &extra[j]) == 0) {
+			ifl_del(&extra[j]);
 			deleted++;
+		}
 	if (adopted || deleted)
 		log_info("file identities from before the restart: %zu kept, %zu deleted", adopted,
 			 deleted);
@@ -2690,6 +2779,8 @@ int main(int argc, char **argv)
 	r = recover();
 	if (r == 0)
 		r = filter_rebuild();
+	if (r == 0)
+		r = ifl_rebuild();
 	if (r < 0) {
 		log_info("recovering the pinned state: %s", strerror(-r));
 		return 1;

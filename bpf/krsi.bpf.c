@@ -93,6 +93,15 @@ struct {
 	__type(value, __u8);
 } inode_rules SEC(".maps");
 
+/* Which identities inode_rules may hold (krsi.h, krsi_inode_bit()): mmap'ed by the agent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KRSI_INODE_FILTER_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} inode_filter SEC(".maps");
+
 /* Last components of exact rules: a path is resolved only when its name could match. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -197,6 +206,17 @@ static __always_inline bool filter_maybe(__u64 id)
 	__u64 *word = bpf_map_lookup_elem(&cgroup_filter, &w);
 
 	return word && (*word & KRSI_FILTER_MASK(id));
+}
+
+/* Whether inode_rules has key K: its filter bit first, the hash only when the bit is set. */
+static __always_inline bool inode_rule(struct krsi_inode_key *k)
+{
+	__u32 bit = krsi_inode_bit(k->slot, k->kind, k->dev, k->ino), w = bit >> 6;
+	__u64 *word = bpf_map_lookup_elem(&inode_filter, &w);
+
+	if (word && !(*word & (1ULL << (bit & 63))))
+		return false;
+	return bpf_map_lookup_elem(&inode_rules, k) != NULL;
 }
 
 /*
@@ -503,7 +523,7 @@ static __always_inline bool file_match(struct ctx *c, struct file *f, __u32 kind
 
 	r->dev = ik.dev;
 	r->value = ik.ino;
-	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
+	if (inode_rule(&ik)) {
 		r->arg = call | KRSI_MATCH_INODE << 8;
 		return true;
 	}
@@ -566,7 +586,7 @@ static __always_inline bool dir_ancestor(struct ctx *c, struct file *f, __u32 ki
 		d = BPF_CORE_READ(d, d_parent);
 		k.dev = BPF_CORE_READ(d, d_sb, s_dev);
 		k.ino = BPF_CORE_READ(d, d_inode, i_ino);
-		if (bpf_map_lookup_elem(&inode_rules, &k))
+		if (inode_rule(&k))
 			return true;
 	}
 	return false;
@@ -584,7 +604,7 @@ static __always_inline bool file_match_nopath(struct ctx *c, struct file *f, __u
 		.slot = c->pol->slot, .kind = kind, .dev = inode->i_sb->s_dev, .ino = inode->i_ino
 	};
 
-	if (bpf_map_lookup_elem(&inode_rules, &ik)) {
+	if (inode_rule(&ik)) {
 		r->arg = call | KRSI_MATCH_INODE << 8;
 		return true;
 	}
@@ -1107,7 +1127,7 @@ static __always_inline bool dentry_is(struct ctx *c, struct dentry *d, __u32 kin
 		return false;
 	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	k.ino = BPF_CORE_READ(inode, i_ino);
-	return bpf_map_lookup_elem(&inode_rules, &k);
+	return inode_rule(&k);
 }
 
 /* D, or a directory above it on its file system, is a directory that exec rules admit. */

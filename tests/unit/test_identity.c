@@ -294,6 +294,31 @@ static void test_resolve_ways(void)
 	}
 }
 
+/* The identity filter's bit (krsi.h): what the programs and krsid both compute. */
+static void test_inode_bit(void)
+{
+	static uint8_t seen[1u << KRSI_INODE_FILTER_LOG2];
+	size_t distinct = 0, moved = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (uint64_t ino = 1000; ino < 11000; ino++) {
+		uint32_t b = krsi_inode_bit(5, KRSI_PATH_READ, 259ULL << 20 | 3, ino);
+
+		distinct += !seen[b];
+		seen[b] = 1;
+		moved += b != krsi_inode_bit(6, KRSI_PATH_READ, 259ULL << 20 | 3, ino);
+		moved += b != krsi_inode_bit(5, KRSI_PATH_EXEC, 259ULL << 20 | 3, ino);
+		moved += b != krsi_inode_bit(5, KRSI_PATH_READ, 259ULL << 20 | 4, ino);
+	}
+	CHECK(krsi_inode_bit(5, KRSI_PATH_READ, 7, 42) == krsi_inode_bit(5, KRSI_PATH_READ, 7, 42) &&
+		      krsi_inode_bit(~0u, ~0u, ~0ULL, ~0ULL) < 1u << KRSI_INODE_FILTER_LOG2,
+	      "the filter bit is a function of the key, within the filter");
+	/* 10,000 keys in 1,048,576 bits: about 48 shared by chance. */
+	CHECK(distinct >= 9900, "10,000 consecutive inodes take %zu distinct bits (>= 9,900)",
+	      distinct);
+	CHECK(moved >= 29900, "another slot, kind or device moves the bit (%zu of 30,000)", moved);
+}
+
 static void test_holds(bool slow)
 {
 	char dir[] = "/dev/shm/krsi-unit-hold.XXXXXX", f[256], g[256], path[] = "/file";
@@ -440,6 +465,7 @@ void test_identity(void)
 	test_parsers();
 	test_resolve();
 	test_resolve_ways();
+	test_inode_bit();
 	test_bundle();
 	test_bundle_scan();
 	test_holds(false);

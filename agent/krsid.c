@@ -2137,15 +2137,13 @@ static void serve(int fd, json_object *req)
 	struct krsi_err err = { "" };
 	json_object *rep = NULL;
 	struct timeval tv = { .tv_sec = 2 };
-	const char *s;
 	bool keep = false, trim = false;
 	int r;
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-	r = proto_request_parse(s, strlen(s), &q, &err);
+	r = proto_request_from_doc(req, &q, &err);
 	if (r < 0) {
 		rep = proto_reply_error("%s", err.msg);
 		goto reply;

@@ -113,12 +113,9 @@ static int parse_value(const struct pfield *f, json_object *v, struct proto_requ
 int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 			struct krsi_err *err)
 {
-	struct proto_request req = { 0 };
 	enum json_tokener_error jerr;
 	struct json_tokener *tok;
-	json_object *v;
-	const struct opdef *def = NULL;
-	const char *op;
+	json_object *doc;
 	int r;
 
 	if (len > PROTO_REQUEST_MAX)
@@ -127,15 +124,29 @@ int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;
-	req.doc = json_tokener_parse_ex(tok, buf, len);
+	doc = json_tokener_parse_ex(tok, buf, len);
 	jerr = json_tokener_get_error(tok);
 	json_tokener_free(tok);
-	if (!req.doc || jerr != json_tokener_success) {
-		json_object_put(req.doc);
+	if (!doc || jerr != json_tokener_success) {
+		json_object_put(doc);
 		return err_set(err, -EINVAL, "request is not valid JSON: %s",
 			       jerr == json_tokener_continue ? "unexpected end of input"
 							    : json_tokener_error_desc(jerr));
 	}
+	r = proto_request_from_doc(doc, ret, err);
+	json_object_put(doc);
+	return r;
+}
+
+int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct krsi_err *err)
+{
+	struct proto_request req = { 0 };
+	json_object *v;
+	const struct opdef *def = NULL;
+	const char *op;
+	int r;
+
+	req.doc = json_object_get(doc);
 	if (!json_object_is_type(req.doc, json_type_object)) {
 		r = err_set(err, -EINVAL, "request is not a JSON object");
 		goto fail;

@@ -79,6 +79,8 @@ const char *proto_op_name(enum proto_op op);
 /* Parse and validate a request; on success ret->doc holds a reference (proto_request_clear). */
 int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 			struct krsi_err *err);
+/* The same for a request already parsed (proto_recv(), a proto_reader): DOC is not consumed. */
+int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct krsi_err *err);
 void proto_request_clear(struct proto_request *req);
 
 /* {"version":1,"op":NAME} for the client to add fields to. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: a control request, as krsid reads one from its socket. The bytes go through
- * a socketpair into proto_recv(), the re-serialised object into proto_request_parse(), as
- * handle_client() does; then the raw bytes into proto_request_parse() too, which sees them
- * without a NUL terminator. A refusal must say why; an accepted request must be one the
+ * a socketpair into proto_recv(), the object into proto_request_from_doc(), as krsid's serve()
+ * does; then the raw bytes into proto_request_parse() too, which sees them without a NUL
+ * terminator. A refusal must say why; an accepted request must be one the
  * daemon can act on.
  */
 #include <stdint.h>
@@ -80,9 +80,15 @@ static void via_socket(const uint8_t *data, size_t size)
 		abort();
 	shutdown(sv[0], SHUT_WR);
 	if (proto_recv(sv[1], PROTO_REQUEST_MAX, &o, &err) == 0) {
-		const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		struct proto_request q;
 
-		parse(s, strlen(s));
+		if (proto_request_from_doc(o, &q, &err) < 0) {
+			if (!err.msg[0])
+				abort();
+		} else {
+			check_request(&q);
+			proto_request_clear(&q);
+		}
 		json_object_put(o);
 	} else if (!err.msg[0]) {
 		abort();

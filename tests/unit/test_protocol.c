@@ -112,6 +112,24 @@ static void test_requests(void)
 	      "oversized request refused");
 	free(big);
 
+	/* An object already parsed (what krsid's reader hands on): checked the same way. */
+	o = json_tokener_parse("{\"version\":1,\"op\":\"unregister\",\"container\":\"c1\"}");
+	CHECK(proto_request_from_doc(o, &req, &err) == 0 && req.op == PROTO_UNREGISTER &&
+		      req.container && !strcmp(req.container, "c1"),
+	      "a parsed request: accepted, its fields read");
+	proto_request_clear(&req);
+	CHECK(json_object_is_type(o, json_type_object), "the caller's object outlives the request");
+	json_object_put(o);
+	o = json_tokener_parse("{\"version\":1,\"op\":\"register\",\"container\":\"c\"}");
+	CHECK(proto_request_from_doc(o, &req, &err) < 0 && strstr(err.msg, "cgroup"),
+	      "a parsed request without what its op needs: refused, saying what (%s)", err.msg);
+	json_object_put(o);
+	o = json_tokener_parse("[1]");
+	CHECK(proto_request_from_doc(o, &req, &err) < 0 &&
+		      !strcmp(err.msg, "request is not a JSON object"),
+	      "a parsed array: refused");
+	json_object_put(o);
+
 	o = proto_request_new(PROTO_ASSIGN);
 	CHECK_STR(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 		  "{\"version\":1,\"op\":\"assign\"}", "request constructor");

@@ -379,8 +379,9 @@ def main():
     if st:
         w("## Container start")
         w("")
-        w("`crun run` of a busybox bundle running `/bin/true`: create, start, run, delete, timed")
-        w("in the guest around the whole command (every process counts, krsid included). With the")
+        w("`crun run` of a busybox bundle running `/bin/true`: create, start, run, delete, as the")
+        w("guest CPU's busy time around the whole command (`/proc/schedstat`: every process counts,")
+        w("krsid included; the idle time in which the guest clock jumps to crun's timers does not). With the")
         w("hook, crun runs `krsi-oci-hook` at prestart (it registers the container under")
         w("`default`), as `krsictl oci-inject` wires it by default; krsid unregisters the container")
         w("when crun removes its cgroup. *Empty hook*: a static program that exits at once, at")

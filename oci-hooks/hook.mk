@@ -9,15 +9,10 @@ $(BUILD)/obj/krsi-oci-hook.o $(BUILD)/obj/oci_state.o: $(BUILD)/obj/%.o: oci-hoo
 		oci-hooks/oci_state.h $(KRSI_HDR) | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
-# Linked statically: a runtime starts the hook for every container, and the dynamic loader's
+# Linked statically: a runtime starts the hook twice per container, and the dynamic loader's
 # relocation of libc and libjson-c was a large part of each start (tests/bench/results.md).
-# Without separate code pages (-z noseparate-code: headers and read-only data share the
-# executable segment, two segments instead of four), a start of the hook costs about 260,000
-# instructions less (1.72 M against 1.98 M, run by bash in the bench guest, median of 8): that
-# is a quarter of what the hook adds to a container start beyond an empty static program. The
-# hook is short-lived and reads only what the runtime gives it.
 $(BUILD)/krsi-oci-hook: $(HOOK_OBJ)
-	$(CC) $(CFLAGS) -static -Wl,-z,noseparate-code -o $@ $^ -ljson-c
+	$(CC) $(CFLAGS) -static -o $@ $^ -ljson-c
 
 # The unit runner (agent/krsi.mk) compiles $(UNIT_SRC) into one program: the state parser and
 # krsictl's oci-inject logic join it, tested by tests/unit/test_hook.c. Its prerequisites were

@@ -428,10 +428,14 @@ struct jscan {
 	const char *p, *end;
 };
 
+/* Local pointers in the loops below: a store through s->p could alias the bytes being read. */
 static void jscan_ws(struct jscan *s)
 {
-	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
-		s->p++;
+	const char *p = s->p, *end = s->end;
+
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	s->p = p;
 }
 
 static bool jscan_hex4(const char *p, const char *end)
@@ -454,8 +458,20 @@ static bool jscan_string(struct jscan *s, char *out, size_t size, size_t *ret_le
 
 	s->p++;
 	while (s->p < s->end) {
-		unsigned char c = *s->p++;
+		unsigned char c;
 		char v;
+
+		if (!out) {
+			/* Skipped: the run of plain bytes at once. */
+			const char *p = s->p, *end = s->end;
+
+			while (p < end && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
+				p++;
+			s->p = p;
+			if (p == end)
+				return false;
+		}
+		c = *s->p++;
 
 		if (c == '"') {
 			if (out)

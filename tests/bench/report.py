@@ -154,7 +154,9 @@ def main():
     tgt = []
 
     def target(text, ok, got):
-        tgt.append(f"| {text} | {got} | **{'met' if ok else 'missed'}** |")
+        """OK: True met, False missed, None undecided (the margin is within the run's noise)."""
+        verdict = "undecided" if ok is None else "met" if ok else "missed"
+        tgt.append(f"| {text} | {got} | **{verdict}** |")
 
     # 1. unused hooks
     mp = added("op", "attached-unused", "mprotect")
@@ -185,11 +187,12 @@ def main():
         worst = max([h] + (hd if op == "open" else []))
         got = f"+{num(worst)} vs floor +{num(f)} ({worst / f:.2f}×)"
         noise = spread(("host", "floor"), op)
+        ok = worst <= 1.3 * f
         if abs(worst - 1.3 * f) < noise:
             got += (f"; the margin, {num(abs(worst - 1.3 * f))}, is within the rounds' spread "
                     f"({num(noise)}): this run does not decide it")
-        target(f"unregistered host task: ≤ 1.3 × the empty programs' floor ({op})",
-               worst <= 1.3 * f, got)
+            ok = None
+        target(f"unregistered host task: ≤ 1.3 × the empty programs' floor ({op})", ok, got)
     # 3. container vs host
     for op in OPS:
         c, h = added("op", "ct-10", op), added("op", "host", op)

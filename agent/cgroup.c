@@ -58,6 +58,40 @@ int cgroup_parse_proc(const char *text, char *buf, size_t size)
 	return -ENODATA;
 }
 
+int cgroup_parse_populated(const char *text)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (strncmp(l, "populated ", 10))
+			continue;
+		if ((l[10] == '0' || l[10] == '1') && (l[11] == '\n' || l[11] == 0))
+			return l[10] - '0';
+		return -EINVAL;
+	}
+	return -EINVAL;
+}
+
+int cgroup_populated(const char *cg)
+{
+	char path[4096], text[256];
+	_cleanup_close_ int fd = -1;
+	const char *mnt;
+	ssize_t n;
+	int r = cgroup_mount(&mnt);
+
+	if (r < 0)
+		return r;
+	if (snprintf(path, sizeof(path), "%s%s/cgroup.events", mnt, cg) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, sizeof(text) - 1);
+	if (n < 0)
+		return -errno;
+	text[n] = 0;
+	return cgroup_parse_populated(text);
+}
+
 int cgroup_mount(const char **ret)
 {
 	static char mnt[256];

@@ -9,6 +9,13 @@
 
 /* The cgroup2 line ("0::/path") of a /proc/PID/cgroup text. Pure; tested on the host. */
 int cgroup_parse_proc(const char *text, char *buf, size_t size);
+/* The "populated" line of a cgroup.events text: 1 or 0, -EINVAL without one. Pure. */
+int cgroup_parse_populated(const char *text);
+/*
+ * Whether cgroup CG (relative to the mount) or any cgroup below it has a process: 1 or 0, from
+ * its cgroup.events (one read); -errno when that cannot be read.
+ */
+int cgroup_populated(const char *cg);
 /*
  * The proc file system that host pids (the OCI state's, cgroup.procs') are looked up in:
  * "/proc" unless krsid runs in a pod whose PID namespace is not the host's and has the host's

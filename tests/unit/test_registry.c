@@ -377,4 +377,14 @@ void test_registry(void)
 	CHECK(cgroup_parse_proc("12:cpu:/x\n", buf, sizeof(buf)) == -ENODATA, "no cgroup2 line");
 	CHECK(cgroup_parse_proc("0::/gone (deleted)\n", buf, sizeof(buf)) == -ENOENT,
 	      "a deleted cgroup");
+	CHECK(cgroup_parse_populated("populated 0\nfrozen 0\n") == 0 &&
+		      cgroup_parse_populated("populated 1\nfrozen 0\n") == 1,
+	      "cgroup.events: populated 0 and 1");
+	CHECK(cgroup_parse_populated("frozen 0\npopulated 1") == 1,
+	      "cgroup.events: populated on the last line, without a newline");
+	CHECK(cgroup_parse_populated("frozen 0\n") == -EINVAL &&
+		      cgroup_parse_populated("populated 2\n") == -EINVAL &&
+		      cgroup_parse_populated("populated 10\n") == -EINVAL &&
+		      cgroup_parse_populated("") == -EINVAL,
+	      "cgroup.events: no populated line, or another value, is not a guess");
 }

@@ -5,9 +5,12 @@
  * points a container names. The first byte picks the parser.
  *
  * config.json has two readers: a scanner for root.path and json-c's full parse, its fallback.
- * Whatever the scanner accepts, json-c must accept with the same root.path: a document read
- * one way by krsid and another by the runtime would resolve identities in another rootfs.
+ * Whatever the scanner accepts, json-c must accept with the same root.path (or refuse it as
+ * too long, where a relative one does not fit below the bundle): a document read one way by
+ * krsid and another by the runtime would resolve identities in another rootfs.
  */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r == 0 && (!buf[0] || strlen(buf) >= sizeof(buf)))
 			abort();
 		if (identity_bundle_root_scan(text, size - 1, fast, sizeof(fast)) == 0) {
+			/* A relative root.path that fits alone may not fit below the bundle. */
+			bool fits = fast[0] == '/' || strlen("/run/b/") + strlen(fast) < sizeof(buf);
+
 			r = identity_bundle_rootfs_json("/run/b", "/run/b/config.json", text, size - 1,
 							buf, sizeof(buf), &err);
+			if (!fits) {
+				if (r != -ENAMETOOLONG)
+					abort(); /* json-c must see the same root.path, too long */
+				break;
+			}
 			if (r < 0)
 				abort(); /* the scanner accepted what json-c refuses */
 			if (strcmp(buf, fast) && !(fast[0] != '/' && !strncmp(buf, "/run/b/", 7) &&

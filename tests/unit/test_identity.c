@@ -247,6 +247,20 @@ static void test_bundle_scan(void)
 		CHECK(cases[i].full ? rt == 0 && !strcmp(buf, cases[i].full) : rt < 0,
 		      "together: %s", cases[i].why);
 	}
+	/* A relative root.path that fits alone, not below the bundle (found by the fuzzer). */
+	{
+		char doc[KRSI_ROOTFS_MAX + 64], name[KRSI_ROOTFS_MAX - 1]; /* 510 bytes and the NUL */
+
+		memset(name, 'x', sizeof(name) - 1);
+		name[sizeof(name) - 1] = 0;
+		snprintf(doc, sizeof(doc), "{\"root\":{\"path\":\"%s\"}}", name);
+		CHECK(identity_bundle_root_scan(doc, strlen(doc), scan, sizeof(scan)) == 0 &&
+			      identity_bundle_rootfs_text("/b", "/b/config.json", doc, strlen(doc), buf,
+							  sizeof(buf), &err) == -ENAMETOOLONG &&
+			      strstr(err.msg, "/b/config.json") && strstr(err.msg, "too long"),
+		      "a root.path that fits alone but not below its bundle: an error naming the file (%s)",
+		      err.msg);
+	}
 }
 
 /* A view refreshed after its file was renamed, deleted, replaced. */

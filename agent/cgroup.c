@@ -70,26 +70,33 @@ int cgroup_parse_populated(const char *text)
 	return -EINVAL;
 }
 
+/* The start of the small file PATH, NUL-terminated, into TEXT (SIZE bytes); 0 or -errno. */
+static int read_small(const char *path, char *text, size_t size)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, text, size - 1);
+	if (n < 0)
+		return -errno;
+	text[n] = 0;
+	return 0;
+}
+
 int cgroup_populated(const char *cg)
 {
 	char path[4096], text[256];
-	_cleanup_close_ int fd = -1;
 	const char *mnt;
-	ssize_t n;
 	int r = cgroup_mount(&mnt);
 
 	if (r < 0)
 		return r;
 	if (snprintf(path, sizeof(path), "%s%s/cgroup.events", mnt, cg) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	if (n < 0)
-		return -errno;
-	text[n] = 0;
-	return cgroup_parse_populated(text);
+	r = read_small(path, text, sizeof(text));
+	return r < 0 ? r : cgroup_parse_populated(text);
 }
 
 int cgroup_mount(const char **ret)
@@ -132,21 +139,14 @@ int cgroup_mount(const char **ret)
 int cgroup_of_pid(pid_t pid, char *buf, size_t size)
 {
 	char path[320], text[4096];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
+	int r;
 
 	if (pid == 0)
 		snprintf(path, sizeof(path), "/proc/self/cgroup");
 	else
 		snprintf(path, sizeof(path), "%s/%d/cgroup", proc_dir, (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, sizeof(text) - 1);
-	if (n < 0)
-		return -errno;
-	text[n] = 0;
-	return cgroup_parse_proc(text, buf, size);
+	r = read_small(path, text, sizeof(text));
+	return r < 0 ? r : cgroup_parse_proc(text, buf, size);
 }
 
 int64_t cgroup_scan_pid(const char *cg)

@@ -14,20 +14,15 @@
 #include "bpfobj.h"
 #include "krsi.skel.h"
 
+/* read_small(), without the trailing newline and spaces. */
 static int read_file(const char *path, char *buf, size_t size)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	int r = read_small(path, buf, size);
+	size_t n = r < 0 ? 0 : strlen(buf);
 
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = 0;
-	return 0;
+	return r;
 }
 
 void kernel_features_probe(struct kernel_features *f)

@@ -70,21 +70,6 @@ int cgroup_parse_populated(const char *text)
 	return -EINVAL;
 }
 
-/* The start of the small file PATH, NUL-terminated, into TEXT (SIZE bytes); 0 or -errno. */
-static int read_small(const char *path, char *text, size_t size)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, text, size - 1);
-	if (n < 0)
-		return -errno;
-	text[n] = 0;
-	return 0;
-}
-
 int cgroup_populated(const char *cg)
 {
 	char path[4096], text[256];

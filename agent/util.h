@@ -4,6 +4,7 @@
 #define KRSI_UTIL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -77,6 +78,22 @@ static inline void json_putp(json_object **o)
 
 /* True when the JSON string V holds a NUL: json-c keeps "\u0000", and a check of the C string
  * would see only what comes before it ("web\u0000x" would pass as "web"). */
+/* The start of the small file PATH (a /proc, /sys or cgroup file), NUL-terminated, into BUF
+ * (SIZE bytes): one read. 0 or -errno. */
+static inline int read_small(const char *path, char *buf, size_t size)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
 static inline bool json_string_has_nul(json_object *v)
 {
 	return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);

@@ -10,7 +10,7 @@ KRSI_CFLAGS := -Wall -Werror -Wextra -Wno-unused-parameter -Wno-missing-field-in
 	-std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iagent
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUILD)
 
-KRSI_COMMON := names profile protocol registry cgroup events hookset identity metrics learn
+KRSI_COMMON := names profile protocol proto_connect registry cgroup events hookset identity metrics learn
 KRSI_COMMON_OBJ := $(KRSI_COMMON:%=$(BUILD)/obj/%.o)
 KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o) $(KRSI_COMMON_OBJ)
 KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(BUILD)/obj/oci_inject.o $(KRSI_COMMON_OBJ)

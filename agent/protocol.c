@@ -58,18 +58,6 @@ const char *proto_op_name(enum proto_op op)
 	return op < PROTO_OP_COUNT ? ops[op].name : NULL;
 }
 
-bool proto_container_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= KRSI_CONTAINER_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
-
 static int parse_value(const struct pfield *f, json_object *v, struct proto_request *req,
 		       struct krsi_err *err)
 {
@@ -377,35 +365,6 @@ int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err)
 		return r;
 	*ret = o;
 	return 0;
-}
-
-static int set_timeouts(int fd, int timeout_ms)
-{
-	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
-
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-		return -errno;
-	return 0;
-}
-
-int proto_connect(const char *path, int timeout_ms, struct krsi_err *err)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	_cleanup_close_ int fd = -1;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return err_set(err, -ENAMETOOLONG, "socket path %s: too long", path);
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return err_set(err, -errno, "socket: %s", strerror(errno));
-	if (timeout_ms > 0 && set_timeouts(fd, timeout_ms) < 0)
-		return err_set(err, -errno, "socket timeouts: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return err_set(err, -errno, "connect to %s: %s (is krsid running?)", path,
-			       strerror(errno));
-	return TAKE_FD(fd);
 }
 
 int proto_call(const char *path, json_object *req, int timeout_ms, json_object **ret_reply,

@@ -33,9 +33,15 @@
 #ifndef KRSI_PROTOCOL_H
 #define KRSI_PROTOCOL_H
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+#ifndef KRSI_NO_JSONC
 #include <json-c/json.h>
+#endif
+
+#include "../bpf/krsi.h"
 
 #include "util.h"
 
@@ -60,6 +66,7 @@ enum proto_op {
 	PROTO_OP_COUNT,
 };
 
+#ifndef KRSI_NO_JSONC
 struct proto_request {
 	enum proto_op op;
 	const char *container; /* strings point into doc */
@@ -106,13 +113,26 @@ int proto_reader_feed(struct proto_reader *r, const char *buf, size_t n, json_ob
 void proto_reader_free(struct proto_reader *r);
 /* Read one JSON object of at most MAX bytes from FD (the peer need not close). */
 int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err);
-/* Client side: connect with a timeout on every read and write (0 = none). */
-int proto_connect(const char *path, int timeout_ms, struct krsi_err *err);
 /* Client side: connect, send REQ, read the reply; an {"ok":false} reply is returned as is. */
 int proto_call(const char *path, json_object *req, int timeout_ms, json_object **ret_reply,
 	       struct krsi_err *err);
+#endif /* KRSI_NO_JSONC */
+
+/* Client side: connect with a timeout on every read and write (0 = none). In
+ * agent/proto_connect.c, which krsi-oci-hook links without the rest. */
+int proto_connect(const char *path, int timeout_ms, struct krsi_err *err);
 
 /* Container ids: [A-Za-z0-9_.-], 1..127 chars, not starting with "." or "-". */
-bool proto_container_valid(const char *s);
+static inline bool proto_container_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= KRSI_CONTAINER_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
 
 #endif

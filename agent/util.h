@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+/* KRSI_NO_JSONC: for krsi-oci-hook, built without json-c (oci-hooks/hook.mk). */
+#ifndef KRSI_NO_JSONC
 #include <json-c/json.h>
+#endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -52,15 +55,17 @@ static inline void fclosep(FILE **f)
 		fclose(*f);
 }
 
+#ifndef KRSI_NO_JSONC
 static inline void json_putp(json_object **o)
 {
 	json_object_put(*o);
 }
+#define _cleanup_json_ __attribute__((cleanup(json_putp)))
+#endif
 
 #define _cleanup_free_ __attribute__((cleanup(freep)))
 #define _cleanup_close_ __attribute__((cleanup(closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
-#define _cleanup_json_ __attribute__((cleanup(json_putp)))
 
 /* Move a pointer or fd out of a cleanup variable. */
 #define TAKE_PTR(p)                                                                                \
@@ -76,8 +81,6 @@ static inline void json_putp(json_object **o)
 		_fd;                                                                               \
 	})
 
-/* True when the JSON string V holds a NUL: json-c keeps "\u0000", and a check of the C string
- * would see only what comes before it ("web\u0000x" would pass as "web"). */
 /* The start of the small file PATH (a /proc, /sys or cgroup file), NUL-terminated, into BUF
  * (SIZE bytes): one read. 0 or -errno. */
 static inline int read_small(const char *path, char *buf, size_t size)
@@ -94,6 +97,9 @@ static inline int read_small(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+#ifndef KRSI_NO_JSONC
+/* True when the JSON string V holds a NUL: json-c keeps "\u0000", and a check of the C string
+ * would see only what comes before it ("web\u0000x" would pass as "web"). */
 static inline bool json_string_has_nul(json_object *v)
 {
 	return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
@@ -142,6 +148,7 @@ static inline int json_parse_strict(const char *what, const char *text, size_t l
 	*ret = doc;
 	return 0;
 }
+#endif /* KRSI_NO_JSONC */
 
 /* FNV-1a, 64 bits: the profile digest and object hashes. */
 static inline uint64_t fnv1a64(const void *data, size_t len, uint64_t h)

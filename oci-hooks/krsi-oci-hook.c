@@ -30,9 +30,11 @@
 #include <getopt.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 #include "cgroup.h"
+#include "jsonr.h"
 #include "oci_state.h"
 #include "protocol.h"
 
@@ -158,12 +160,83 @@ static int unavailable(const struct oci_state *s, bool fail_open, const char *fa
 	return 0;
 }
 
-/* Send REQ; 0 and the reply, or the exit status with the message printed. */
-static int agent_call(const struct oci_state *s, json_object *req, bool fail_open,
-		      const char *fail_open_why, json_object **ret)
+/* The agent's reply, one line: a register reply carries the container's entry. */
+#define REPLY_MAX (256 * 1024)
+
+/*
+ * Send REQ (LEN bytes, one line) to the agent and read its one-line reply into *RET (LEN
+ * bytes, NUL-terminated). 0, or a negative errno and ERR: -EAGAIN when the socket's timeout
+ * ran out.
+ */
+static int exchange(const char *req, size_t len, char **ret, size_t *ret_len,
+		    struct krsi_err *err)
 {
+	_cleanup_close_ int fd = proto_connect(socket_path, timeout_ms, err);
+	_cleanup_free_ char *buf = NULL;
+	size_t off = 0, have = 0;
+	int send_err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	while (off < len) {
+		n = send(fd, req + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			send_err = -errno;
+			/* A refusing agent may have answered and closed before reading all of it:
+			 * its reply is still queued. */
+			if (send_err != -EPIPE && send_err != -ECONNRESET)
+				return err_set(err, send_err, "send to %s: %s", socket_path,
+					       strerror(-send_err));
+			break;
+		}
+		off += n;
+	}
+	shutdown(fd, SHUT_WR);
+	buf = malloc(REPLY_MAX + 1);
+	if (!buf)
+		return err_set(err, -ENOMEM, "out of memory");
+	while (!memchr(buf, '\n', have)) {
+		if (have == REPLY_MAX)
+			return err_set(err, -EMSGSIZE, "a reply of more than %d bytes", REPLY_MAX);
+		n = read(fd, buf + have, REPLY_MAX - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return err_set(err, -EAGAIN, "no reply in time");
+		if (n < 0)
+			return err_set(err, -errno, "read from %s: %s", socket_path, strerror(errno));
+		if (n == 0)
+			break;
+		have += n;
+	}
+	if (send_err && !have)
+		return err_set(err, send_err, "send to %s: %s", socket_path, strerror(-send_err));
+	if (!have)
+		return err_set(err, -ECONNRESET, "%s closed the connection without a reply",
+			       socket_path);
+	buf[have] = 0;
+	*ret_len = have;
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+/*
+ * Send REQ; 0 with the reply's "container" member in *RET_CONTAINER (JSONR_NONE when it has
+ * none; its text lives in *RET_BUF), or the exit status with the message printed.
+ */
+static int agent_call(const struct oci_state *s, const char *req, size_t len, bool unregister,
+		      bool fail_open, const char *fail_open_why, char **ret_buf,
+		      struct jsonr_value *ret_container)
+{
+	static const char *const keys[] = { "ok", "error", "container" };
 	struct krsi_err err = { "" };
-	json_object *ok, *e;
+	struct jsonr_value doc, f[ARRAY_SIZE(keys)];
+	_cleanup_free_ char *buf = NULL, *msg = NULL;
+	char why[128];
+	size_t n;
 	int r;
 
 	if (fail_open)
@@ -173,46 +246,79 @@ static int agent_call(const struct oci_state *s, json_object *req, bool fail_ope
 	else
 		alarm_set(1, PROG ": container %s: krsid at %s did not answer within %d ms\n", s->id,
 			  socket_path, timeout_ms);
-	r = proto_call(socket_path, req, timeout_ms, ret, &err);
+	r = exchange(req, len, &buf, &n, &err);
 	if (r < 0) {
-		char msg[sizeof(err.msg) + 64];
+		char text[sizeof(err.msg) + 64];
 
 		/* A socket timeout and the deadline are the same event: one message for both. */
 		if (r == -EAGAIN)
-			snprintf(msg, sizeof(msg), "krsid at %s did not answer within %d ms",
+			snprintf(text, sizeof(text), "krsid at %s did not answer within %d ms",
 				 socket_path, timeout_ms);
 		else
-			snprintf(msg, sizeof(msg), "krsid: %s", err.msg);
-		return unavailable(s, fail_open, fail_open_why, msg) ? 1 : -1;
+			snprintf(text, sizeof(text), "krsid: %s", err.msg);
+		return unavailable(s, fail_open, fail_open_why, text) ? 1 : -1;
 	}
-	if (!json_object_object_get_ex(*ret, "ok", &ok) ||
-	    !json_object_is_type(ok, json_type_boolean)) {
-		return fail("container %s: krsid's reply has no \"ok\": %.200s", s->id,
-			json_object_to_json_string_ext(*ret, JSON_C_TO_STRING_PLAIN));
-	}
-	if (!json_object_get_boolean(ok)) {
-		const char *msg = json_object_object_get_ex(*ret, "error", &e) &&
-						  json_object_is_type(e, json_type_string)
-					  ? json_object_get_string(e)
-					  : "(no reason given)";
-		size_t n = strlen(msg), k = strlen(" not registered");
+	r = jsonr_parse(buf, n, &doc, why, sizeof(why));
+	if (r < 0 || doc.type != JSONR_OBJECT)
+		return fail("container %s: krsid's reply is not a JSON object (%s): %.200s", s->id,
+			    r < 0 ? why : "another type", buf);
+	jsonr_fields(&doc, keys, f, ARRAY_SIZE(keys));
+	if (f[0].type != JSONR_TRUE && f[0].type != JSONR_FALSE)
+		return fail("container %s: krsid's reply has no \"ok\": %.200s", s->id, buf);
+	if (f[0].type == JSONR_FALSE) {
+		const char *k = " not registered";
 
+		if (jsonr_string(&f[1], &msg, &n) < 0) {
+			msg = strdup("(no reason given)");
+			n = msg ? strlen(msg) : 0;
+		}
 		/* poststop: what it wants (no entry) is so already, e.g. collected by the agent
 		 * after runc removed the cgroup, or never registered (fail-open). */
-		if (!strcmp(json_object_get_string(json_object_object_get(req, "op")), "unregister") &&
-		    n >= k && !strcmp(msg + n - k, " not registered"))
+		if (unregister && n >= strlen(k) && !strcmp(msg + n - strlen(k), k))
 			return 0;
-		return fail("container %s: krsid refused: %s", s->id, msg);
+		return fail("container %s: krsid refused: %s", s->id, msg ? msg : "out of memory");
 	}
+	*ret_container = f[2];
+	*ret_buf = TAKE_PTR(buf);
 	return 0;
 }
 
+/* REQ: {"version":V,"op":OP,"container":ID then the string members of KV (name, value;
+ * NULL values left out), then EXTRA (",..." or ""), "}\n"; false when it does not fit. */
+static bool request(char *req, size_t size, size_t *ret_len, const char *op, const char *id,
+		    const char *const *kv, size_t nkv, const char *extra)
+{
+	size_t off = snprintf(req, size, "{\"version\":%d,\"op\":\"%s\",\"container\":",
+			      PROTO_VERSION, op);
+
+	if (off >= size || !jsonr_put_string(req, size, &off, id))
+		return false;
+	for (size_t i = 0; i + 1 < nkv; i += 2) {
+		if (!kv[i + 1])
+			continue;
+		if (size - off < strlen(kv[i]) + 4)
+			return false;
+		off += snprintf(req + off, size - off, ",\"%s\":", kv[i]);
+		if (!jsonr_put_string(req, size, &off, kv[i + 1]))
+			return false;
+	}
+	if (size - off < strlen(extra) + 3)
+		return false;
+	off += snprintf(req + off, size - off, "%s}\n", extra);
+	*ret_len = off;
+	return true;
+}
+
+static char req_buf[PROTO_REQUEST_MAX];
+
 static int do_register(const struct oci_state *s, bool fail_open, const char *fail_open_why)
 {
-	_cleanup_json_ json_object *req = NULL, *rep = NULL;
+	_cleanup_free_ char *rep = NULL;
+	static const char *const id_key[] = { "cgroup_id" };
+	struct jsonr_value container, v;
 	char cgroup[4096];
-	uint64_t id = 0;
-	json_object *c, *v;
+	uint64_t id = 0, got;
+	size_t len;
 	int r;
 
 	if (s->pid <= 0) {
@@ -250,25 +356,27 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 			(long long)s->pid, cgroup, strerror(-r));
 	}
 
-	req = proto_request_new(PROTO_REGISTER);
-	json_object_object_add(req, "container", json_object_new_string(s->id));
-	if (s->profile)
-		json_object_object_add(req, "profile", json_object_new_string(s->profile));
-	json_object_object_add(req, "cgroup", json_object_new_string(cgroup));
-	/* The agent resolves the rules' file identities in the rootfs before the container runs. */
-	if (s->bundle && s->bundle[0] == '/')
-		json_object_object_add(req, "bundle", json_object_new_string(s->bundle));
 	/*
-	 * The runtime still mounts and sets up the container after this hook: only exec
-	 * rules apply until the container's first execve, which arms the rest.
+	 * The agent resolves the rules' file identities in the bundle's rootfs before the
+	 * container runs. The runtime still mounts and sets up the container after this hook:
+	 * only exec rules apply until the container's first execve ("until_exec"), which arms
+	 * the rest.
 	 */
-	json_object_object_add(req, "until_exec", json_object_new_boolean(1));
-	r = agent_call(s, req, fail_open, fail_open_why, &rep);
+	const char *kv[] = {
+		"profile", s->profile,
+		"cgroup", cgroup,
+		"bundle", s->bundle && s->bundle[0] == '/' ? s->bundle : NULL,
+	};
+	if (!request(req_buf, sizeof(req_buf), &len, "register", s->id, kv, ARRAY_SIZE(kv),
+		     ",\"until_exec\":true"))
+		return fail("container %s: the request to krsid would exceed %d bytes", s->id,
+			    PROTO_REQUEST_MAX);
+	r = agent_call(s, req_buf, len, false, fail_open, fail_open_why, &rep, &container);
 	if (r)
 		return r < 0 ? 0 : r;
 	/* The agent resolved the path itself: it must be the cgroup this pid is in. */
-	if (!json_object_object_get_ex(rep, "container", &c) ||
-	    !json_object_object_get_ex(c, "cgroup_id", &v) || json_object_get_uint64(v) != id) {
+	jsonr_fields(&container, id_key, &v, 1);
+	if (!jsonr_uint64(&v, &got) || got != id) {
 		return fail("container %s: krsid registered cgroup %s under another id "
 			"than %llu (was it replaced?)", s->id, cgroup, (unsigned long long)id);
 	}
@@ -277,13 +385,17 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 
 static int do_unregister(const struct oci_state *s)
 {
-	_cleanup_json_ json_object *req = proto_request_new(PROTO_UNREGISTER), *rep = NULL;
+	_cleanup_free_ char *rep = NULL;
+	struct jsonr_value container;
+	size_t len;
 	int r;
 
-	json_object_object_add(req, "container", json_object_new_string(s->id));
+	if (!request(req_buf, sizeof(req_buf), &len, "unregister", s->id, NULL, 0, ""))
+		return fail("container %s: the request to krsid would exceed %d bytes", s->id,
+			    PROTO_REQUEST_MAX);
 	/* Never fail-open here: a poststop failure is only a warning, and krsid collects the
 	 * entries of cgroups that are gone by itself. */
-	r = agent_call(s, req, false, NULL, &rep);
+	r = agent_call(s, req_buf, len, true, false, NULL, &rep, &container);
 	return r < 0 ? 0 : r;
 }
 

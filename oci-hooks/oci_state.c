@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../bpf/krsi.h"
+#include "jsonr.h"
 #include "oci_state.h"
 #include "protocol.h"
 
@@ -58,67 +59,76 @@ int oci_state_read(int fd, size_t max, char **ret_buf, size_t *ret_len, struct k
 	return 0;
 }
 
-static int get_string(json_object *doc, const char *key, bool required, const char **ret,
+/* At most this much of a value's text goes into a message. */
+#define ECHO_MAX 64
+#define ECHO(v) (int)((v)->len < ECHO_MAX ? (v)->len : ECHO_MAX), (v)->text
+
+/* String member V named KEY into *RET (NULL when absent or null unless REQUIRED). */
+static int get_string(const struct jsonr_value *v, const char *key, bool required, char **ret,
 		      struct krsi_err *err)
 {
-	json_object *v;
+	size_t len;
 
-	if (!json_object_object_get_ex(doc, key, &v) || json_object_is_type(v, json_type_null)) {
+	*ret = NULL;
+	if (v->type == JSONR_NONE || v->type == JSONR_NULL) {
 		if (required)
 			return err_set(err, -EINVAL, "no \"%s\" field", key);
+		return 0;
+	}
+	if (v->type != JSONR_STRING)
+		return err_set(err, -EINVAL, "field \"%s\": expected a string, got %.*s", key,
+			       ECHO(v));
+	if (jsonr_string(v, ret, &len) < 0)
+		return err_set(err, -ENOMEM, "out of memory");
+	if (strlen(*ret) != len) {
+		err_set(err, -EINVAL, "field \"%s\": \"%.64s\\u0000...\": a NUL character in the string",
+			key, *ret);
+		free(*ret);
 		*ret = NULL;
-		return 0;
+		return -EINVAL;
 	}
-	if (!json_object_is_type(v, json_type_string))
-		return err_set(err, -EINVAL, "field \"%s\": expected a string, got %s", key,
-			       json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-	if (json_string_has_nul(v))
-		return err_set(err, -EINVAL, "field \"%s\": \"%.64s\\u0000...\": a NUL character in the string",
-			       key, json_object_get_string(v));
-	*ret = json_object_get_string(v);
 	return 0;
 }
 
-static int parse_annotations(json_object *doc, struct oci_state *s, struct krsi_err *err)
+static int parse_annotations(const struct jsonr_value *a, struct oci_state *s,
+			     struct krsi_err *err)
 {
-	json_object *a, *v;
-	const char *fo;
+	static const char *const keys[] = { OCI_ANNOTATION_PROFILE, OCI_ANNOTATION_FAIL_OPEN };
+	struct jsonr_value v[ARRAY_SIZE(keys)];
+	size_t len;
 
-	if (!json_object_object_get_ex(doc, "annotations", &a) ||
-	    json_object_is_type(a, json_type_null))
+	if (a->type == JSONR_NONE || a->type == JSONR_NULL)
 		return 0;
-	if (!json_object_is_type(a, json_type_object))
+	if (a->type != JSONR_OBJECT)
 		return err_set(err, -EINVAL, "field \"annotations\": expected an object");
-	if (json_object_object_get_ex(a, OCI_ANNOTATION_PROFILE, &v)) {
-		if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v) ||
-		    json_string_has_nul(v))
+	jsonr_fields(a, keys, v, ARRAY_SIZE(keys));
+	if (v[0].type != JSONR_NONE) {
+		if (v[0].type == JSONR_STRING && jsonr_string(&v[0], &s->profile, &len) < 0)
+			return err_set(err, -ENOMEM, "out of memory");
+		if (v[0].type != JSONR_STRING || !len || strlen(s->profile) != len)
 			return err_set(err, -EINVAL,
-				       "annotation %s: expected a profile name, got %.64s",
-				       OCI_ANNOTATION_PROFILE,
-				       json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-		s->profile = json_object_get_string(v);
+				       "annotation %s: expected a profile name, got %.*s",
+				       OCI_ANNOTATION_PROFILE, ECHO(&v[0]));
 	}
-	if (json_object_object_get_ex(a, OCI_ANNOTATION_FAIL_OPEN, &v)) {
-		fo = json_object_is_type(v, json_type_string) && !json_string_has_nul(v)
-			     ? json_object_get_string(v)
-			     : "";
-		if (!strcmp(fo, "true"))
+	if (v[1].type != JSONR_NONE) {
+		if (jsonr_string_is(&v[1], "true"))
 			s->fail_open = true;
-		else if (strcmp(fo, "false"))
-			return err_set(err, -EINVAL, "annotation %s: expected \"true\" or \"false\", got %.64s",
-				       OCI_ANNOTATION_FAIL_OPEN,
-				       json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		else if (!jsonr_string_is(&v[1], "false"))
+			return err_set(err, -EINVAL, "annotation %s: expected \"true\" or \"false\", got %.*s",
+				       OCI_ANNOTATION_FAIL_OPEN, ECHO(&v[1]));
 	}
 	return 0;
 }
+
+enum { F_ID, F_STATUS, F_BUNDLE, F_PID, F_ANNOTATIONS, F_COUNT };
 
 int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct krsi_err *err)
 {
+	static const char *const keys[F_COUNT] = { "id", "status", "bundle", "pid", "annotations" };
+	struct jsonr_value doc, f[F_COUNT];
 	struct oci_state s = { 0 };
-	enum json_tokener_error jerr;
-	struct json_tokener *tok;
-	json_object *v;
-	size_t used, i;
+	char why[128];
+	size_t i;
 	int r;
 
 	for (i = 0; i < len && isspace((unsigned char)buf[i]); i++)
@@ -129,31 +139,15 @@ int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct k
 		return err_set(err, -EMSGSIZE, "more than %d bytes of input, refusing", OCI_STATE_MAX);
 	if (memchr(buf, 0, len))
 		return err_set(err, -EINVAL, "not JSON: a NUL byte in the input");
-	tok = json_tokener_new();
-	if (!tok)
-		return err_set(err, -ENOMEM, "out of memory");
-	s.doc = json_tokener_parse_ex(tok, buf, len);
-	jerr = json_tokener_get_error(tok);
-	used = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!s.doc || jerr != json_tokener_success) {
-		json_object_put(s.doc);
-		return err_set(err, -EINVAL, "not JSON: %s",
-			       jerr == json_tokener_continue || jerr == json_tokener_success
-				       ? "unexpected end of input"
-				       : json_tokener_error_desc(jerr));
-	}
-	for (i = used; i < len && isspace((unsigned char)buf[i]); i++)
-		;
-	if (i < len) {
-		r = err_set(err, -EINVAL, "not JSON: data after the state object");
-		goto fail;
-	}
-	if (!json_object_is_type(s.doc, json_type_object)) {
-		r = err_set(err, -EINVAL, "not a JSON object");
-		goto fail;
-	}
-	r = get_string(s.doc, "id", true, &s.id, err);
+	r = jsonr_parse(buf, len, &doc, why, sizeof(why));
+	if (r == -EBADMSG)
+		return err_set(err, -EINVAL, "not JSON: data after the state object");
+	if (r < 0)
+		return err_set(err, -EINVAL, "not JSON: %s", why);
+	if (doc.type != JSONR_OBJECT)
+		return err_set(err, -EINVAL, "not a JSON object");
+	jsonr_fields(&doc, keys, f, F_COUNT);
+	r = get_string(&f[F_ID], "id", true, &s.id, err);
 	if (r < 0)
 		goto fail;
 	if (!proto_container_valid(s.id)) {
@@ -162,23 +156,21 @@ int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct k
 			    s.id, KRSI_CONTAINER_MAX - 1);
 		goto fail;
 	}
-	r = get_string(s.doc, "status", false, &s.status, err);
+	r = get_string(&f[F_STATUS], "status", false, &s.status, err);
 	if (r < 0)
 		goto fail;
-	r = get_string(s.doc, "bundle", false, &s.bundle, err);
+	r = get_string(&f[F_BUNDLE], "bundle", false, &s.bundle, err);
 	if (r < 0)
 		goto fail;
-	if (json_object_object_get_ex(s.doc, "pid", &v) && !json_object_is_type(v, json_type_null)) {
-		/* json-c reads 1e3 and 12.0 as doubles: only a plain integer is a pid. */
-		if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
-		    json_object_get_int64(v) > INT32_MAX) {
-			r = err_set(err, -EINVAL, "container %s: field \"pid\": expected a process id, got %.64s",
-				    s.id, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	if (f[F_PID].type != JSONR_NONE && f[F_PID].type != JSONR_NULL) {
+		/* 1e3 and 12.0 are not process ids: only a plain integer is. */
+		if (!jsonr_int64(&f[F_PID], &s.pid) || s.pid < 0 || s.pid > INT32_MAX) {
+			r = err_set(err, -EINVAL, "container %s: field \"pid\": expected a process id, got %.*s",
+				    s.id, ECHO(&f[F_PID]));
 			goto fail;
 		}
-		s.pid = json_object_get_int64(v);
 	}
-	r = parse_annotations(s.doc, &s, err);
+	r = parse_annotations(&f[F_ANNOTATIONS], &s, err);
 	if (r < 0) {
 		char msg[sizeof(err->msg)];
 
@@ -192,58 +184,45 @@ int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct k
 	*ret = s;
 	return 0;
 fail:
-	json_object_put(s.doc);
+	oci_state_clear(&s);
 	return r;
 }
 
 void oci_state_clear(struct oci_state *s)
 {
-	json_object_put(s->doc);
-	s->doc = NULL;
+	free(s->id);
+	free(s->status);
+	free(s->bundle);
+	free(s->profile);
+	s->id = s->status = s->bundle = s->profile = NULL;
 }
 
 bool oci_config_is_podman_infra(const char *text, size_t len)
 {
+	static const char *const top_keys[] = { "annotations", "process" };
+	static const char *const ann_keys[] = { "io.container.manager",
+						"io.kubernetes.cri-o.ContainerType",
+						"io.kubernetes.cri.container-type" };
+	static const char *const args_key[] = { "args" };
 	static const char *const pause[] = { "/catatonit", "-P" };
-	json_object *doc, *a, *v, *proc, *args;
-	struct json_tokener *tok;
-	bool infra = false;
+	struct jsonr_value doc, top[2], ann[3], args, v;
+	char why[128];
 
-	if (len > OCI_CONFIG_MAX || memchr(text, 0, len))
+	if (len > OCI_CONFIG_MAX || memchr(text, 0, len) ||
+	    jsonr_parse(text, len, &doc, why, sizeof(why)) < 0)
 		return false;
-	tok = json_tokener_new();
-	if (!tok)
+	jsonr_fields(&doc, top_keys, top, ARRAY_SIZE(top));
+	jsonr_fields(&top[0], ann_keys, ann, ARRAY_SIZE(ann));
+	if (top[0].type != JSONR_OBJECT || !jsonr_string_is(&ann[0], "libpod") ||
+	    ann[1].type != JSONR_NONE || ann[2].type != JSONR_NONE)
 		return false;
-	doc = json_tokener_parse_ex(tok, text, len);
-	if (json_tokener_get_error(tok) != json_tokener_success)
-		goto out;
-	for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
-		if (!isspace((unsigned char)text[i]))
-			goto out;
-	if (!json_object_is_type(doc, json_type_object) ||
-	    !json_object_object_get_ex(doc, "annotations", &a) ||
-	    !json_object_is_type(a, json_type_object) ||
-	    !json_object_object_get_ex(a, "io.container.manager", &v) ||
-	    !json_object_is_type(v, json_type_string) || strcmp(json_object_get_string(v), "libpod") ||
-	    json_object_object_get_ex(a, "io.kubernetes.cri-o.ContainerType", NULL) ||
-	    json_object_object_get_ex(a, "io.kubernetes.cri.container-type", NULL))
-		goto out;
-	if (!json_object_object_get_ex(doc, "process", &proc) ||
-	    !json_object_is_type(proc, json_type_object) ||
-	    !json_object_object_get_ex(proc, "args", &args) ||
-	    !json_object_is_type(args, json_type_array) || json_object_array_length(args) != 2)
-		goto out;
-	infra = true;
-	for (size_t i = 0; i < 2; i++) {
-		v = json_object_array_get_idx(args, i);
-		if (!json_object_is_type(v, json_type_string) || json_string_has_nul(v) ||
-		    strcmp(json_object_get_string(v), pause[i]))
-			infra = false;
-	}
-out:
-	json_tokener_free(tok);
-	json_object_put(doc);
-	return infra;
+	jsonr_fields(&top[1], args_key, &args, 1);
+	if (jsonr_length(&args) != 2)
+		return false;
+	for (size_t i = 0; i < 2; i++)
+		if (!jsonr_index(&args, i, &v) || !jsonr_string_is(&v, pause[i]))
+			return false;
+	return true;
 }
 
 enum oci_stage oci_state_stage(const struct oci_state *s)

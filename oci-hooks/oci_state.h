@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <json-c/json.h>
 
 #include "util.h"
 
@@ -30,12 +29,11 @@ enum oci_stage {
 };
 
 struct oci_state {
-	const char *id; /* strings point into doc */
-	const char *status, *bundle;
-	const char *profile; /* annotation org.krsi.profile, or NULL: the agent's default */
-	bool fail_open;	     /* annotation org.krsi.fail-open=true */
-	int64_t pid;	     /* 0: none given (runc at poststop) or 0 (crun at poststop) */
-	json_object *doc;
+	char *id; /* owned: oci_state_clear() frees them */
+	char *status, *bundle;
+	char *profile;	/* annotation org.krsi.profile, or NULL: the agent's default */
+	bool fail_open; /* annotation org.krsi.fail-open=true */
+	int64_t pid;	/* 0: none given (runc at poststop) or 0 (crun at poststop) */
 };
 
 /* "prestart", "createRuntime", "poststop" or "auto"; -EINVAL for anything else. */
@@ -45,8 +43,8 @@ const char *oci_stage_name(enum oci_stage stage);
 /* Read all of FD (at most MAX bytes: more is -EMSGSIZE). *ret_buf is NUL-terminated. */
 int oci_state_read(int fd, size_t max, char **ret_buf, size_t *ret_len, struct krsi_err *err);
 
-/* Parse and check a state; on success ret->doc holds a reference (oci_state_clear). Error
- * messages name the field and the reason, not the input as a whole. */
+/* Parse and check a state (oci-hooks/jsonr.h: no JSON library); on success RET owns its strings
+ * (oci_state_clear). Error messages name the field and the reason, not the input as a whole. */
 int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct krsi_err *err);
 void oci_state_clear(struct oci_state *s);
 

@@ -15,8 +15,8 @@ export FUZZ_SECONDS FUZZ_TARGETS
 
 # The modules each target links: the real parsers, compiled with the fuzzer's flags.
 FUZZ_OBJ_profile := profile names
-FUZZ_OBJ_protocol := protocol
-FUZZ_OBJ_oci_state := oci_state protocol
+FUZZ_OBJ_protocol := protocol proto_connect
+FUZZ_OBJ_oci_state := oci_state jsonr
 FUZZ_OBJ_oci_inject := oci_inject
 FUZZ_OBJ_identity := identity cgroup
 FUZZ_OBJ_metrics_http := metrics
@@ -27,7 +27,7 @@ $(FUZZ_DIR)/obj:
 $(FUZZ_DIR)/obj/%.o: agent/%.c $(KRSI_HDR) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
-$(FUZZ_DIR)/obj/%.o: oci-hooks/%.c oci-hooks/oci_state.h $(KRSI_HDR) | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/%.o: oci-hooks/%.c oci-hooks/oci_state.h oci-hooks/jsonr.h $(KRSI_HDR) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
 define fuzz_target

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../../agent/oci_inject.h"
+#include "../../oci-hooks/jsonr.h"
 #include "../../oci-hooks/oci_state.h"
 #include "unit.h"
 
@@ -433,8 +434,117 @@ static void test_podman_infra(void)
 		      "podman infra? %s: %s", cases[i].infra ? "yes" : "no", cases[i].what);
 }
 
+/* jsonr's verdict on TEXT: "" when it parses, else its reason. */
+static const char *jsonr_err(const char *text)
+{
+	static char why[128];
+	struct jsonr_value v;
+
+	if (jsonr_parse(text, strlen(text), &v, why, sizeof(why)) == 0)
+		return "";
+	return why;
+}
+
+/* Member KEY of the object TEXT, decoded; "(none)" or "(not a string)". */
+static const char *jsonr_member(const char *text, const char *key)
+{
+	static char out[256], why[128];
+	struct jsonr_value doc, v;
+	char *s;
+	size_t n;
+
+	if (jsonr_parse(text, strlen(text), &doc, why, sizeof(why)) < 0)
+		return why;
+	jsonr_fields(&doc, &key, &v, 1);
+	if (v.type == JSONR_NONE)
+		return "(none)";
+	if (jsonr_string(&v, &s, &n) < 0)
+		return "(not a string)";
+	snprintf(out, sizeof(out), "%s", s);
+	free(s);
+	return out;
+}
+
+static void test_jsonr(void)
+{
+	struct jsonr_value doc, v;
+	char why[128], buf[64], deep[2 * JSONR_MAX_DEPTH + 3];
+	int64_t i64;
+	uint64_t u64;
+	size_t off;
+
+	CHECK_STR(jsonr_err(" {\"a\": [1, -2.5e+3, true, false, null, \"x\", {}]} \n"), "",
+		  "every kind of value");
+	CHECK_STR(jsonr_err("{\"a\":1,}"), "expected a member's name at byte 7", "trailing comma");
+	CHECK_STR(jsonr_err("[1 2]"), "expected ',' or ']' at byte 3", "missing comma");
+	CHECK_STR(jsonr_err("{\"a\" 1}"), "expected ':' at byte 5", "missing colon");
+	CHECK_STR(jsonr_err("[01]"), "expected ',' or ']' at byte 2", "a leading zero");
+	CHECK_STR(jsonr_err("[1.]"), "expected a digit at byte 3", "a fraction without digits");
+	CHECK_STR(jsonr_err("[-]"), "expected a digit at byte 2", "a lone minus");
+	CHECK_STR(jsonr_err("[NaN]"), "an unexpected character at byte 1", "NaN");
+	CHECK_STR(jsonr_err("[tru]"), "an unexpected character at byte 1", "a broken word");
+	CHECK_STR(jsonr_err("\"\\x\""), "an unknown escape in a string at byte 1", "\\x");
+	CHECK_STR(jsonr_err("\"\\u12g4\""), "a \\u escape without four hex digits at byte 1",
+		  "a short \\u");
+	CHECK_STR(jsonr_err("[tr"), "unexpected end of input", "end inside a word");
+	CHECK_STR(jsonr_err("\"abc"), "unexpected end of input", "end inside a string");
+	CHECK_STR(jsonr_err("{} x"), "data after the document at byte 3", "trailing data");
+	CHECK(jsonr_parse("{} x", 4, &doc, why, sizeof(why)) == -EBADMSG,
+	      "trailing data: -EBADMSG, told apart from a syntax error");
+	memset(deep, '[', JSONR_MAX_DEPTH);
+	memset(deep + JSONR_MAX_DEPTH, ']', JSONR_MAX_DEPTH);
+	deep[2 * JSONR_MAX_DEPTH] = 0;
+	CHECK_STR(jsonr_err(deep), "", "nesting %d deep", JSONR_MAX_DEPTH);
+	memmove(deep + 1, deep, 2 * JSONR_MAX_DEPTH + 1);
+	deep[0] = '[';
+	strcat(deep, "]");
+	CHECK(strstr(jsonr_err(deep), "nesting too deep"), "nesting %d deep refused: %s",
+	      JSONR_MAX_DEPTH + 1, jsonr_err(deep));
+
+	CHECK_STR(jsonr_member("{\"\\u0069d\":\"a\\/b\\n\\\"\"}", "id"), "a/b\n\"",
+		  "an escaped key matches; escapes decode");
+	CHECK_STR(jsonr_member("{\"id\":\"x\",\"id\":\"y\"}", "id"), "y",
+		  "a repeated key: the last value, as json-c keeps it");
+	CHECK_STR(jsonr_member("{\"id\\u0000\":\"x\"}", "id"), "(none)",
+		  "\"id\\u0000\" is not the key \"id\"");
+	CHECK_STR(jsonr_member("{\"a\":{\"id\":\"x\"}}", "id"), "(none)",
+		  "a nested member is not the object's own");
+	CHECK_STR(jsonr_member("{\"s\":\"\\u00e9\\u20ac\\ud83d\\ude00\"}", "s"),
+		  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\\u escapes to UTF-8, a surrogate pair to one");
+	CHECK_STR(jsonr_member("{\"s\":\"\\ud83dx\\ude00\"}", "s"), "\xef\xbf\xbdx\xef\xbf\xbd",
+		  "lone surrogates decode to U+FFFD, as json-c does");
+	CHECK_STR(jsonr_member("{\"s\":7}", "s"), "(not a string)", "a number is not a string");
+
+	static const char nums[] = "[9223372036854775807,-9223372036854775808,9223372036854775808,"
+				   "1e3,2.0,18446744073709551615,18446744073709551616,-0]";
+
+	CHECK(jsonr_parse(nums, strlen(nums), &doc, why, sizeof(why)) == 0, "numbers: %s", why);
+	CHECK(jsonr_length(&doc) == 8, "array length %zu", jsonr_length(&doc));
+	CHECK(jsonr_index(&doc, 0, &v) && jsonr_int64(&v, &i64) && i64 == INT64_MAX, "INT64_MAX");
+	CHECK(jsonr_index(&doc, 1, &v) && jsonr_int64(&v, &i64) && i64 == INT64_MIN, "INT64_MIN");
+	CHECK(jsonr_index(&doc, 2, &v) && !jsonr_int64(&v, &i64), "INT64_MAX + 1 is no int64");
+	CHECK(jsonr_index(&doc, 3, &v) && !jsonr_int64(&v, &i64), "1e3 is no plain integer");
+	CHECK(jsonr_index(&doc, 4, &v) && !jsonr_int64(&v, &i64), "2.0 is no plain integer");
+	CHECK(jsonr_index(&doc, 5, &v) && jsonr_uint64(&v, &u64) && u64 == UINT64_MAX,
+	      "UINT64_MAX");
+	CHECK(jsonr_index(&doc, 6, &v) && !jsonr_uint64(&v, &u64), "UINT64_MAX + 1 is no uint64");
+	CHECK(jsonr_index(&doc, 7, &v) && jsonr_uint64(&v, &u64) && u64 == 0, "-0 is 0");
+	CHECK(!jsonr_index(&doc, 8, &v), "no element past the end");
+
+	off = 0;
+	CHECK(jsonr_put_string(buf, sizeof(buf), &off, "a\"b\\c\n\x01") &&
+		      !strcmp(buf, "\"a\\\"b\\\\c\\u000a\\u0001\"") && off == strlen(buf),
+	      "put_string escapes quotes, backslashes and control characters: %s", buf);
+	CHECK_STR(jsonr_member("{\"k\":\"a\\\"b\\\\c\\u000a\\u0001\"}", "k"), "a\"b\\c\n\x01",
+		  "and reads back as written");
+	off = 0;
+	CHECK(!jsonr_put_string(buf, 8, &off, "0123456789") && off == 0,
+	      "put_string: too long for the buffer, nothing written");
+}
+
 void test_hook(void)
 {
+	test_jsonr();
 	test_states();
 	test_annotations();
 	test_podman_infra();

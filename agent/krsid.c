@@ -1199,9 +1199,13 @@ static int config_update_mask(void)
 	struct krsi_config cfg;
 	__u32 zero = 0;
 
+	uint64_t mask = registry_level_mask(&d.reg);
+
 	if (bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg) < 0)
 		return -errno;
-	cfg.level_mask = registry_level_mask(&d.reg);
+	if (cfg.level_mask == mask)
+		return 0; /* most registrations: a depth that has some already */
+	cfg.level_mask = mask;
 	return bpf_map_update_elem(d.obj.maps.config, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
 }
 

@@ -18,6 +18,9 @@ HOOK_OBJ := $(addprefix $(HOOK_DIR)/,$(notdir $(HOOK_SRC:.c=.o)))
 HOOK_CFLAGS := $(filter-out -I$(BUILD),$(KRSI_CFLAGS)) -DKRSI_NO_JSONC -isystem $(HOOK_INC)
 
 $(HOOK_INC)/.stamp:
+	@command -v $(MUSL_CC) >/dev/null || { echo "krsi-oci-hook: $(MUSL_CC) not found:" \
+		"apt-get install musl-tools (scripts/deps.sh installs what the build needs)" >&2; \
+		exit 1; }
 	@mkdir -p $(HOOK_INC)
 	ln -sfn /usr/include/linux $(HOOK_INC)/linux
 	ln -sfn /usr/include/asm-generic $(HOOK_INC)/asm-generic

@@ -4,7 +4,9 @@
  * unregisters it when it stops if it is wired at poststop too. By default it is not (krsictl
  * oci-inject, oci-hooks/krsi.json): krsid unregisters a container when its cgroup is removed,
  * so a second run per container would only slow every start down (make bench). It speaks the
- * control protocol and nothing else: it never calls bpf() (it does not link libbpf).
+ * control protocol and nothing else: it never calls bpf() (it does not link libbpf). Built
+ * static with musl and no JSON library (oci-hooks/hook.mk, jsonr.h): its whole life is one
+ * container start.
  *
  *   krsi-oci-hook [--socket PATH] [--timeout MS] [--fail-open] [STAGE]
  *
@@ -325,10 +327,8 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 		return fail("container %s: the state has no pid: cannot find its cgroup",
 			s->id);
 	}
-	if (kill(s->pid, 0) < 0 && errno == ESRCH) {
-		return fail("container %s: pid %lld: no such process", s->id,
-			(long long)s->pid);
-	}
+	/* A process that is gone has no /proc/<pid>/cgroup: told apart from a removed cgroup
+	 * below, at no cost to the usual start. */
 	r = cgroup_of_pid(s->pid, cgroup, sizeof(cgroup));
 	if (r == -ENOENT && kill(s->pid, 0) < 0 && errno == ESRCH) {
 		return fail("container %s: pid %lld: no such process", s->id,

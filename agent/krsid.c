@@ -1196,10 +1196,9 @@ static int filter_rebuild(void)
 
 static int config_update_mask(void)
 {
+	uint64_t mask = registry_level_mask(&d.reg);
 	struct krsi_config cfg;
 	__u32 zero = 0;
-
-	uint64_t mask = registry_level_mask(&d.reg);
 
 	if (bpf_map_lookup_elem(d.obj.maps.config, &zero, &cfg) < 0)
 		return -errno;

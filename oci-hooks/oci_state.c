@@ -59,9 +59,24 @@ int oci_state_read(int fd, size_t max, char **ret_buf, size_t *ret_len, struct k
 	return 0;
 }
 
-/* At most this much of a value's text goes into a message. */
-#define ECHO_MAX 64
-#define ECHO(v) (int)((v)->len < ECHO_MAX ? (v)->len : ECHO_MAX), (v)->text
+/*
+ * V's text as the runtime wrote it, for a message: at most 64 bytes, a control character (which
+ * json-c's strict mode lets into a string raw) shown as '?', so that the message stays one line.
+ */
+struct echo {
+	char s[65];
+};
+
+static const char *echo(const struct jsonr_value *v, struct echo *e)
+{
+	size_t n = v->len < sizeof(e->s) - 1 ? v->len : sizeof(e->s) - 1;
+
+	for (size_t i = 0; i < n; i++)
+		e->s[i] = (unsigned char)v->text[i] < 0x20 ? '?' : v->text[i];
+	e->s[n] = 0;
+	return e->s;
+}
+#define ECHO(v) echo(v, &(struct echo){ "" })
 
 /* String member V named KEY into *RET (NULL when absent or null unless REQUIRED). */
 static int get_string(const struct jsonr_value *v, const char *key, bool required, char **ret,
@@ -76,7 +91,7 @@ static int get_string(const struct jsonr_value *v, const char *key, bool require
 		return 0;
 	}
 	if (v->type != JSONR_STRING)
-		return err_set(err, -EINVAL, "field \"%s\": expected a string, got %.*s", key,
+		return err_set(err, -EINVAL, "field \"%s\": expected a string, got %s", key,
 			       ECHO(v));
 	if (jsonr_string(v, ret, &len) < 0)
 		return err_set(err, -ENOMEM, "out of memory");
@@ -107,14 +122,14 @@ static int parse_annotations(const struct jsonr_value *a, struct oci_state *s,
 			return err_set(err, -ENOMEM, "out of memory");
 		if (v[0].type != JSONR_STRING || !len || strlen(s->profile) != len)
 			return err_set(err, -EINVAL,
-				       "annotation %s: expected a profile name, got %.*s",
+				       "annotation %s: expected a profile name, got %s",
 				       OCI_ANNOTATION_PROFILE, ECHO(&v[0]));
 	}
 	if (v[1].type != JSONR_NONE) {
 		if (jsonr_string_is(&v[1], "true"))
 			s->fail_open = true;
 		else if (!jsonr_string_is(&v[1], "false"))
-			return err_set(err, -EINVAL, "annotation %s: expected \"true\" or \"false\", got %.*s",
+			return err_set(err, -EINVAL, "annotation %s: expected \"true\" or \"false\", got %s",
 				       OCI_ANNOTATION_FAIL_OPEN, ECHO(&v[1]));
 	}
 	return 0;
@@ -165,7 +180,7 @@ int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct k
 	if (f[F_PID].type != JSONR_NONE && f[F_PID].type != JSONR_NULL) {
 		/* 1e3 and 12.0 are not process ids: only a plain integer is. */
 		if (!jsonr_int64(&f[F_PID], &s.pid) || s.pid < 0 || s.pid > INT32_MAX) {
-			r = err_set(err, -EINVAL, "container %s: field \"pid\": expected a process id, got %.*s",
+			r = err_set(err, -EINVAL, "container %s: field \"pid\": expected a process id, got %s",
 				    s.id, ECHO(&f[F_PID]));
 			goto fail;
 		}

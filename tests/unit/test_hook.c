@@ -91,6 +91,14 @@ static void test_states(void)
 	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":4294967297}"),
 		  "container a: field \"pid\": expected a process id, got 4294967297",
 		  "pid beyond 32 bits");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":\"1\x01\n2\"}"),
+		  "container a: field \"pid\": expected a process id, got \"1??2\"",
+		  "raw control characters in an echoed value: one line still");
+	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, "
+			    "15, 16, 17, 18, 19, 20]}"),
+		  "container a: field \"pid\": expected a process id, got [1, 2, 3, 4, 5, 6, 7, 8, 9, "
+		  "10, 11, 12, 13, 14, 15, 16, 17, 18, ",
+		  "an echoed value: its first 64 bytes");
 	CHECK_STR(state_err("{\"id\":\"a\",\"pid\":true}"),
 		  "container a: field \"pid\": expected a process id, got true", "pid a boolean");
 	CHECK_STR(state_err("{\"id\":\"a\"}"), "", "no pid parses (the hook refuses it at prestart)");

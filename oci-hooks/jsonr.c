@@ -346,40 +346,43 @@ void jsonr_fields(const struct jsonr_value *o, const char *const *keys, struct j
 	}
 }
 
-bool jsonr_index(const struct jsonr_value *a, size_t i, struct jsonr_value *ret)
+/* One pass over array A up to element I (into *RET): the number of elements passed, I + 1 when
+ * A has an element I. */
+static size_t array_walk(const struct jsonr_value *a, size_t i, struct jsonr_value *ret)
 {
 	struct scan s = { NULL, NULL, NULL, NULL };
 	const char *p, *v;
+	size_t n = 0;
 
 	if (a->type != JSONR_ARRAY)
-		return false;
+		return 0;
 	s.start = a->text;
 	s.end = a->text + a->len;
 	p = ws(a->text + 1, s.end);
 	if (*p == ']')
-		return false;
+		return 0;
 	for (;;) {
 		v = p;
 		p = skip_value(&s, v, 1);
-		if (!i--) {
+		if (n++ == i) {
 			*ret = (struct jsonr_value){ type_at(*v), v, p - v };
-			return true;
+			return n;
 		}
 		p = ws(p, s.end);
 		if (*p == ']')
-			return false;
+			return n;
 		p = ws(p + 1, s.end);
 	}
 }
 
+bool jsonr_index(const struct jsonr_value *a, size_t i, struct jsonr_value *ret)
+{
+	return array_walk(a, i, ret) > i;
+}
+
 size_t jsonr_length(const struct jsonr_value *a)
 {
-	struct jsonr_value v;
-	size_t n = 0;
-
-	while (jsonr_index(a, n, &v))
-		n++;
-	return n;
+	return array_walk(a, SIZE_MAX, NULL);
 }
 
 int jsonr_string(const struct jsonr_value *v, char **ret, size_t *ret_len)

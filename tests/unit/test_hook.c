@@ -538,6 +538,13 @@ static void test_jsonr(void)
 	CHECK(jsonr_index(&doc, 6, &v) && !jsonr_uint64(&v, &u64), "UINT64_MAX + 1 is no uint64");
 	CHECK(jsonr_index(&doc, 7, &v) && jsonr_uint64(&v, &u64) && u64 == 0, "-0 is 0");
 	CHECK(!jsonr_index(&doc, 8, &v), "no element past the end");
+	CHECK(jsonr_parse("[ ]", 3, &doc, why, sizeof(why)) == 0 && jsonr_length(&doc) == 0 &&
+		      !jsonr_index(&doc, 0, &v),
+	      "an empty array: no elements");
+	CHECK(jsonr_parse("[[1,2],{\"a\":[3]},\"x\"]", 21, &doc, why, sizeof(why)) == 0 &&
+		      jsonr_length(&doc) == 3 && jsonr_index(&doc, 1, &v) &&
+		      v.type == JSONR_OBJECT && v.len == 9,
+	      "elements of an array counted at its own level (%zu)", jsonr_length(&doc));
 
 	off = 0;
 	CHECK(jsonr_put_string(buf, sizeof(buf), &off, "a\"b\\c\n\x01") &&

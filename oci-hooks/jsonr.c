@@ -8,7 +8,7 @@
 
 /* Where a check stopped: WHY NULL = the input ended too soon. */
 struct scan {
-	const char *start, *end;
+	const char *end;
 	const char *why, *at;
 };
 
@@ -202,7 +202,7 @@ static enum jsonr_type type_at(char c)
 
 int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why, size_t why_size)
 {
-	struct scan s = { text, text + len, NULL, NULL };
+	struct scan s = { .end = text + len };
 	const char *p = ws(text, s.end), *e;
 
 	e = skip_value(&s, p, 0);
@@ -319,15 +319,14 @@ bool jsonr_string_is(const struct jsonr_value *v, const char *s)
 void jsonr_fields(const struct jsonr_value *o, const char *const *keys, struct jsonr_value *vals,
 		  size_t n)
 {
-	struct scan s = { NULL, NULL, NULL, NULL };
+	struct scan s;
 	const char *p, *k, *v;
 
 	for (size_t i = 0; i < n; i++)
 		vals[i] = (struct jsonr_value){ JSONR_NONE, NULL, 0 };
 	if (o->type != JSONR_OBJECT)
 		return;
-	s.start = o->text;
-	s.end = o->text + o->len;
+	s = (struct scan){ .end = o->text + o->len };
 	p = ws(o->text + 1, s.end);
 	if (*p == '}')
 		return;
@@ -350,14 +349,13 @@ void jsonr_fields(const struct jsonr_value *o, const char *const *keys, struct j
  * A has an element I. */
 static size_t array_walk(const struct jsonr_value *a, size_t i, struct jsonr_value *ret)
 {
-	struct scan s = { NULL, NULL, NULL, NULL };
+	struct scan s;
 	const char *p, *v;
 	size_t n = 0;
 
 	if (a->type != JSONR_ARRAY)
 		return 0;
-	s.start = a->text;
-	s.end = a->text + a->len;
+	s = (struct scan){ .end = a->text + a->len };
 	p = ws(a->text + 1, s.end);
 	if (*p == ']')
 		return 0;

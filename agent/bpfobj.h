@@ -16,7 +16,7 @@
 #define KRSI_PIN_DIR "/sys/fs/bpf/krsi"
 
 struct krsi_maps {
-	int config, cgroups, cgroup_filter, profiles, path_rules, net_rules, inode_rules,
+	int config, cgroups, cgroup_filter, profile_policy, policies, path_rules, net_rules, inode_rules,
 		inode_filter, name_rules, registry, self_ids, stats, verdicts, throttle, events;
 };
 

@@ -56,10 +56,13 @@
 #define WATCH_SETTLE_MS 200 /* a burst of directory changes is one reload */
 #define METRICS_SOCKET_PATH "/run/krsi/metrics.sock"
 
-/* A profile known to the agent: installed in the profiles map under ID, rules under SLOT. */
+/*
+ * A profile known to the agent: profile_policy[ID] points at its policy, entry PIDX of the
+ * policies array; its rules are under SLOT.
+ */
 struct installed {
 	char name[KRSI_NAME_MAX];
-	uint32_t id, slot, mode;
+	uint32_t id, slot, pidx, mode;
 	uint64_t digest, version;
 	uint64_t deny; /* its policy's deny bits: the hooks it needs attached */
 	uint64_t caps; /* its policy's denied capabilities */
@@ -67,8 +70,14 @@ struct installed {
 	bool removed;	   /* gone from the directory: in force only for the containers it has */
 };
 
+/*
+ * What a replaced or removed policy leaves for its grace period: its rules' SLOT, its entry
+ * PIDX of the policies array, and, when the profile is gone, its ID (FREE_ID). Each is reused
+ * only once the grace period is over.
+ */
 struct retired {
-	uint32_t slot;
+	uint32_t slot, pidx, id;
+	bool free_id;
 	uint64_t at_ns;
 };
 
@@ -101,7 +110,10 @@ static struct {
 	struct registry reg;
 	struct installed *prof;
 	size_t n_prof;
-	uint32_t next_id, next_slot;
+	uint32_t next_slot;
+	uint64_t *profile_policy; /* the profile_policy map, mmap'd: written with atomic stores */
+	uint64_t id_used[KRSI_MAX_PROFILES / 64];     /* installed, staged or retiring */
+	uint64_t pidx_used[KRSI_POLICY_SLOTS / 64];   /* the same, for entries of policies */
 	struct retired *retired;
 	size_t n_retired;
 	struct subscriber subs[MAX_SUBSCRIBERS];
@@ -202,14 +214,63 @@ static struct installed *prof_find_id(uint32_t id)
 	return NULL;
 }
 
-static void slot_retire(uint32_t slot)
+/* The lowest clear bit of the N in W from FIRST on, now set; -1 when every one is set. */
+static int64_t bit_take(uint64_t *w, uint32_t n, uint32_t first)
+{
+	for (uint32_t i = first; i < n; i++)
+		if (!(w[i / 64] & (1ULL << (i % 64)))) {
+			w[i / 64] |= 1ULL << (i % 64);
+			return i;
+		}
+	return -1;
+}
+
+static void bit_put(uint64_t *w, uint32_t i, bool on)
+{
+	if (on)
+		w[i / 64] |= 1ULL << (i % 64);
+	else
+		w[i / 64] &= ~(1ULL << (i % 64));
+}
+
+/* Point profile ID at entry PIDX of policies (0: none): the one store a program sees. */
+static void profile_point(uint32_t id, uint32_t pidx)
+{
+	__atomic_store_n(&d.profile_policy[id], pidx, __ATOMIC_RELEASE);
+}
+
+/*
+ * Start the grace period of SLOT's rules and of entry PIDX (0: none) of the policies array;
+ * FREE_ID: of profile ID too. Nothing is reused before it ends.
+ */
+static void retire(uint32_t slot, uint32_t pidx, uint32_t id, bool free_id)
 {
 	struct retired *v = realloc(d.retired, (d.n_retired + 1) * sizeof(*v));
 
 	if (!v)
-		return; /* the rules stay: harmless, collected at the next start */
+		return; /* the rules stay, and the entry and id stay taken: harmless */
 	d.retired = v;
-	d.retired[d.n_retired++] = (struct retired){ slot, now_ns(CLOCK_MONOTONIC) };
+	d.retired[d.n_retired++] = (struct retired){ slot, pidx, id, free_id,
+						     now_ns(CLOCK_MONOTONIC) };
+}
+
+static void slot_retire(uint32_t slot)
+{
+	retire(slot, 0, 0, false);
+}
+
+/* R's grace period is over: its policies entry and id may be taken again. */
+static void retired_release(const struct retired *r)
+{
+	if (r->pidx) {
+		struct krsi_policy zero = { 0 };
+
+		/* Zeroed, so that a restarted agent knows the entry is free. */
+		if (bpf_map_update_elem(d.obj.maps.policies, &r->pidx, &zero, BPF_ANY) == 0)
+			bit_put(d.pidx_used, r->pidx, false);
+	}
+	if (r->free_id)
+		bit_put(d.id_used, r->id, false);
 }
 
 static bool slot_in_use(uint32_t slot)
@@ -297,6 +358,8 @@ static void slots_collect(bool force)
 	for (size_t i = 0; i < d.n_retired; i++)
 		if (!(force || now - d.retired[i].at_ns >= SLOT_GRACE_NS))
 			d.retired[kept++] = d.retired[i];
+		else
+			retired_release(&d.retired[i]);
 	d.n_retired = kept;
 }
 
@@ -742,8 +805,9 @@ static void ids_sweep(void)
 struct staged {
 	struct profile *p;
 	struct profile_compiled c;
-	uint32_t id, slot;
-	bool same; /* the installed version already: nothing written */
+	uint32_t id, slot, pidx;
+	bool fresh_id; /* a new profile: ID was taken for it */
+	bool same;     /* the installed version already: nothing written */
 };
 
 /* A map write failed with errno E: say which limit when the map is full. */
@@ -758,11 +822,20 @@ static int rule_write_error(struct krsi_err *err, const char *profile, const cha
 		       strerror(e));
 }
 
+/* Give back the policies entry and the id that staging took for ST. */
+static void prof_untake(struct staged *st)
+{
+	bit_put(d.pidx_used, st->pidx, false);
+	if (st->fresh_id)
+		bit_put(d.id_used, st->id, false);
+}
+
 /* Take back what staging wrote under ST's slot: nothing points at it yet. */
 static void prof_unstage(struct staged *st)
 {
 	if (st->same)
 		return;
+	prof_untake(st);
 	for (size_t i = 0; i < st->c.n_paths; i++)
 		bpf_map_delete_elem(d.obj.maps.path_rules, &st->c.paths[i]);
 	for (size_t j = 0; j < st->c.n_net; j++)
@@ -788,16 +861,38 @@ static int prof_stage(struct profile *p, struct staged *st, struct krsi_err *err
 		st->same = true;
 		return 0;
 	}
-	st->id = old ? old->id : d.next_id++;
+	{
+		int64_t id = old ? old->id : bit_take(d.id_used, KRSI_MAX_PROFILES, 0);
+		int64_t pidx = bit_take(d.pidx_used, KRSI_POLICY_SLOTS, 1);
+
+		if (id < 0 || pidx < 0) {
+			if (pidx >= 0)
+				bit_put(d.pidx_used, pidx, false);
+			if (id >= 0 && !old)
+				bit_put(d.id_used, id, false);
+			return err_set(err, -EBUSY, "profile %s: no free %s: the ones of profiles "
+				       "replaced or removed in the last %llu s are still retiring; "
+				       "try again", p->name, id < 0 ? "profile id" : "policy entry",
+				       SLOT_GRACE_NS / 1000000000ULL);
+		}
+		st->id = id;
+		st->pidx = pidx;
+		st->fresh_id = !old;
+	}
+	if (!d.next_slot)
+		d.next_slot = 1; /* slot 0 marks a free policies entry */
 	st->slot = d.next_slot++;
 	r = profile_compile(p, st->id, st->slot, &st->c);
-	if (r < 0)
+	if (r < 0) {
+		prof_untake(st);
 		return err_set(err, r, "profile %s: %s", p->name, strerror(-r));
+	}
 	/* The hooks first: once the policy is published, every hook it names must run. */
 	r = hooks_attach(st->c.policy.deny, &herr);
 	if (r == 0)
 		r = config_set_deny(st->c.policy.deny, st->c.policy.caps, true);
 	if (r < 0) {
+		prof_untake(st);
 		profile_compiled_clear(&st->c);
 		return err_set(err, r, "profile %s: %s", p->name,
 			       herr.msg[0] ? herr.msg : "writing the config");
@@ -836,6 +931,7 @@ undo:
 	while (m-- > 0)
 		bpf_map_delete_elem(d.obj.maps.name_rules, &st->c.names[m]);
 	identity_drop_slot(&d.ids, st->slot);
+	prof_untake(st);
 	profile_compiled_clear(&st->c);
 	return r;
 }
@@ -852,7 +948,8 @@ static int prof_publish(struct staged *st, bool *ret_changed, struct krsi_err *e
 		old->p = p;
 		return 0;
 	}
-	if (bpf_map_update_elem(d.obj.maps.profiles, &st->id, &st->c.policy, BPF_ANY) < 0) {
+	/* The entry first, while nothing points at it; then the one store that publishes it. */
+	if (bpf_map_update_elem(d.obj.maps.policies, &st->pidx, &st->c.policy, BPF_ANY) < 0) {
 		int r = err_set(err, -errno, "profile %s: writing policy: %s", p->name,
 				strerror(errno));
 
@@ -860,8 +957,9 @@ static int prof_publish(struct staged *st, bool *ret_changed, struct krsi_err *e
 		profile_free(p);
 		return r;
 	}
+	profile_point(st->id, st->pidx);
 	if (old) {
-		slot_retire(old->slot);
+		retire(old->slot, old->pidx, old->id, false);
 		profile_free(old->p);
 	} else {
 		struct installed *v = realloc(d.prof, (d.n_prof + 1) * sizeof(*v));
@@ -879,6 +977,7 @@ static int prof_publish(struct staged *st, bool *ret_changed, struct krsi_err *e
 		old->id = st->id;
 	}
 	old->slot = st->slot;
+	old->pidx = st->pidx;
 	old->mode = p->mode;
 	old->digest = p->digest;
 	old->version = p->version;
@@ -903,8 +1002,8 @@ static void prof_uninstall(size_t i, const char *why)
 	size_t n_gone = 0;
 	void *prev = NULL;
 
-	bpf_map_delete_elem(d.obj.maps.profiles, &ip->id);
-	slot_retire(ip->slot);
+	profile_point(ip->id, 0);
+	retire(ip->slot, ip->pidx, ip->id, true);
 	/* Its verdict counters: the metrics of a profile that is gone go with it. Collected in
 	 * one walk, then deleted: a deletion during the walk would restart it. */
 	while (bpf_map_get_next_key(d.obj.maps.verdicts, prev, &next) == 0) {
@@ -1759,6 +1858,8 @@ static json_object *prof_json(const struct installed *ip, bool full)
 	json_object_object_add(o, "mode", json_object_new_string(ip->mode == KRSI_MODE_AUDIT ? "audit" : "enforce"));
 	json_object_object_add(o, "digest", json_object_new_string(digest));
 	json_object_object_add(o, "slot", json_object_new_int64(ip->slot));
+	json_object_object_add(o, "id", json_object_new_int64(ip->id));
+	json_object_object_add(o, "policy_entry", json_object_new_int64(ip->pidx));
 	json_object_object_add(o, "containers",
 			       json_object_new_int(registry_count_profile(&d.reg, ip->name)));
 	json_object_object_add(o, "in_directory", json_object_new_boolean(ip->p != NULL));
@@ -2398,17 +2499,31 @@ static int recover(void)
 {
 	struct krsi_policy pol;
 	struct krsi_registry_entry re;
-	uint32_t id, next_id;
 	uint64_t cg, next_cg;
 	void *prev = NULL;
-	uint32_t max_slot = 0, max_id = 0;
+	uint32_t max_slot = 0;
 	struct krsi_err err = { "" };
+	void *pp = mmap(NULL, KRSI_MAX_PROFILES * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			MAP_SHARED, d.obj.maps.profile_policy, 0);
 
-	while (bpf_map_get_next_key(d.obj.maps.profiles, prev, &next_id) == 0) {
-		id = next_id;
-		prev = &id;
-		if (bpf_map_lookup_elem(d.obj.maps.profiles, &id, &pol) < 0)
+	if (pp == MAP_FAILED)
+		return -errno;
+	d.profile_policy = pp;
+	memset(d.id_used, 0, sizeof(d.id_used));
+	memset(d.pidx_used, 0, sizeof(d.pidx_used));
+	for (uint32_t id = 0; id < KRSI_MAX_PROFILES; id++) {
+		uint64_t at = __atomic_load_n(&d.profile_policy[id], __ATOMIC_ACQUIRE);
+		uint32_t pidx = at;
+
+		if (!at)
 			continue;
+		if (at >= KRSI_POLICY_SLOTS ||
+		    bpf_map_lookup_elem(d.obj.maps.policies, &pidx, &pol) < 0 || !pol.slot) {
+			log_info("pinned profile id %u points at policy entry %u, which holds "
+				 "none: unpointed", id, (unsigned)at);
+			profile_point(id, 0);
+			continue;
+		}
 		struct installed *v = realloc(d.prof, (d.n_prof + 1) * sizeof(*v));
 
 		if (!v)
@@ -2417,6 +2532,7 @@ static int recover(void)
 		memset(&d.prof[d.n_prof], 0, sizeof(*v));
 		snprintf(d.prof[d.n_prof].name, KRSI_NAME_MAX, "%.*s", KRSI_NAME_MAX - 1, pol.name);
 		d.prof[d.n_prof].id = id;
+		d.prof[d.n_prof].pidx = pidx;
 		d.prof[d.n_prof].slot = pol.slot;
 		d.prof[d.n_prof].mode = pol.mode;
 		d.prof[d.n_prof].digest = pol.digest;
@@ -2424,8 +2540,21 @@ static int recover(void)
 		d.prof[d.n_prof].deny = pol.deny;
 		d.prof[d.n_prof].caps = pol.caps;
 		d.n_prof++;
-		if (id > max_id)
-			max_id = id;
+		bit_put(d.id_used, id, true);
+		bit_put(d.pidx_used, pidx, true);
+		if (pol.slot > max_slot)
+			max_slot = pol.slot;
+	}
+	/*
+	 * Entries that no profile points at but that hold a policy: replaced or removed shortly
+	 * before the restart, perhaps still read. Their grace period starts now.
+	 */
+	for (uint32_t pidx = 1; pidx < KRSI_POLICY_SLOTS; pidx++) {
+		if (d.pidx_used[pidx / 64] & (1ULL << (pidx % 64)) ||
+		    bpf_map_lookup_elem(d.obj.maps.policies, &pidx, &pol) < 0 || !pol.slot)
+			continue;
+		bit_put(d.pidx_used, pidx, true);
+		retire(slot_in_use(pol.slot) ? 0 : pol.slot, pidx, 0, false);
 		if (pol.slot > max_slot)
 			max_slot = pol.slot;
 	}
@@ -2475,7 +2604,6 @@ static int recover(void)
 		   offsetof(struct krsi_name_key, slot), &max_slot);
 	slots_scan(d.obj.maps.inode_rules, sizeof(struct krsi_inode_key),
 		   offsetof(struct krsi_inode_key, slot), &max_slot);
-	d.next_id = max_id + 1;
 	d.next_slot = max_slot + 1;
 	return 0;
 }

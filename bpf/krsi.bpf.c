@@ -18,9 +18,10 @@
  * registered one decides.
  *
  * Atomic reloads: a policy names its rule slot. The agent writes a new rule set under a fresh
- * slot, then replaces the profile's policy in one hash map update (an RCU-published element),
- * so a program sees the old policy and the old rules, or the new and the new. Old slots are
- * deleted after a grace period, long after any program that read the old policy returned.
+ * slot and the new policy to a free entry of the policies array, then points the profile at
+ * that entry with one atomic store, so a program sees the old policy and the old rules, or the
+ * new and the new. Old slots and entries are reused or deleted after a grace period, long
+ * after any program that read the old policy returned.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -60,13 +61,28 @@ struct {
 	__type(value, struct krsi_cgroup);
 } cgroups SEC(".maps");
 
+/*
+ * A profile's policy: profile_policy[profile id] is the index of its entry in policies (0: none).
+ * Both are arrays, whose lookups the verifier inlines (a hash lookup costs about a hundred
+ * instructions more, on every hook call of a confined task). The agent writes a new policy to
+ * an entry that nothing points at, then stores its index with one atomic 64-bit store through
+ * the mmap'd profile_policy: a program sees the old policy or the new, never a mix. A replaced
+ * entry is written again only after the grace period that retires its rules.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, KRSI_MAX_PROFILES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64); /* an mmap'd array's elements are 8 bytes apart whatever their size */
+} profile_policy SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KRSI_POLICY_SLOTS);
 	__type(key, __u32);
 	__type(value, struct krsi_policy);
-} profiles SEC(".maps");
+} policies SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
@@ -235,7 +251,8 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 {
 	struct krsi_cgroup *cg = NULL;
 	struct krsi_policy *pol;
-	__u32 zero = 0;
+	__u32 zero = 0, pidx;
+	__u64 *at;
 	__u64 mask, id = 0;
 
 	c->cfg = bpf_map_lookup_elem(&config, &zero);
@@ -261,9 +278,15 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 	}
 	if (!cg)
 		return false;
-	pol = bpf_map_lookup_elem(&profiles, &cg->profile_id);
-	if (!pol)
+	at = bpf_map_lookup_elem(&profile_policy, &cg->profile_id);
+	if (!at)
+		return false;
+	pidx = *at; /* read once: the agent may store a new index meanwhile */
+	if (!pidx)
 		return false; /* a registration without a profile: the agent's bug, allow */
+	pol = bpf_map_lookup_elem(&policies, &pidx);
+	if (!pol)
+		return false;
 	if (!(cg->flags & KRSI_CG_ARMED)) {
 		if (!arm)
 			return false;

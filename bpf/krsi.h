@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 8
+#define KRSI_ABI_VERSION 9
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -28,7 +28,12 @@
 #define KRSI_CAP_MAX 64		  /* capabilities covered by krsi_policy.caps */
 #define KRSI_LIST_MAX 16384	  /* entries per deny list in a profile */
 #define KRSI_MAX_CGROUPS 16384	  /* registered cgroups */
-#define KRSI_MAX_PROFILES 1024
+#define KRSI_MAX_PROFILES 1024	  /* profile ids 0..1023 */
+/*
+ * Entries of the policies array: each published policy has one of its own until its grace
+ * period after it was replaced is over (index 0 is never used: "no policy").
+ */
+#define KRSI_POLICY_SLOTS 4096
 #define KRSI_MAX_PATH_RULES 65536 /* all slots together */
 #define KRSI_MAX_NET_RULES 16384
 #define KRSI_MAX_INODE_RULES 262144 /* file identities of exact rules, all slots and views */
@@ -232,9 +237,10 @@ struct krsi_net_key {
 #define KRSI_NET_KEY_FIXED_BITS ((4 + 1 + 1 + 2) * 8) /* slot, op, family, port */
 
 /*
- * A profile's compiled form: value of the profiles map, keyed by profile id. The agent
- * replaces the whole value in one hash map update, and the programs read it once per hook
- * call, so a container sees either the old policy (slot) or the new one, never a mix.
+ * A profile's compiled form: an entry of the policies array, which profile_policy[profile id]
+ * points at. The agent writes a new version to a free entry and then points the profile at it
+ * with one atomic store, so a container sees either the old policy (slot) or the new one,
+ * never a mix. slot is never 0 in a written entry: an entry of zeros is free.
  */
 struct krsi_policy {
 	__u32 slot;	    /* generation of this policy's rules in path_rules/net_rules */

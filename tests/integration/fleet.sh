@@ -86,7 +86,11 @@ within_2s() {
 }
 
 version_of() { # PROFILE: its installed version, or nothing
-	krsictl profile list --json | jq -r --arg n "$1" '.profiles[] | select(.name == $n) | .version'
+	profile_field "$1" version
+}
+profile_field() { # PROFILE FIELD: that field of its profile list entry, or nothing
+	krsictl profile list --json | jq -r --arg n "$1" --arg f "$2" \
+		'.profiles[] | select(.name == $n) | .[$f]'
 }
 
 metric() { # NAME{LABELS}: its value in krsictl metrics, 0 when absent
@@ -159,10 +163,28 @@ check_output "k-two, removed but used by kf-two, is kept and listed as removed" 
 check "kf-two is still confined by it" probe_says EPERM kf-two connect 127.0.0.2 9
 check "a new registration under k-two is refused" \
 	fails_with "profile k-two: removed from $P" krsictl register kf-three --cgroup /kf-three --profile k-two
+two_id=$(profile_field k-two id)
 check "unregister kf-two" krsictl unregister kf-two
 check "k-two is uninstalled with its last container" test -z "$(version_of k-two)"
 check_output "its hook is detached" 'hook socket_connect detached' cat "$LOG"
 check "kf-two's cgroup connects freely now" probe_says ok kf-two connect 127.0.0.2 9
+
+# ---- a removed profile's id is taken again, once its grace period is over ----
+# The programs find a profile's policy through its id (an index into profile_policy): the id
+# of a profile that is gone, and its policy entry, are free again 2 s after its removal.
+sleep 4.5 # the grace period, and the 2-second tick that ends it
+printf '{ "name": "k-reuse", "version": 1, "mode": "enforce", "connect": ["127.0.0.3/32:9"] }\n' \
+	>"$work/k-reuse.json.tmp" && mv "$work/k-reuse.json.tmp" "$P/k-reuse.json"
+sleep 1
+check "k-reuse is installed" test "$(version_of k-reuse)" = 1
+check "it has the id that k-two had (${two_id:-none})" test -n "$two_id" -a "$(profile_field k-reuse id)" = "$two_id"
+check "register kf-two under k-reuse" krsictl register kf-two --cgroup /kf-two --profile k-reuse
+check "kf-two's connect to 127.0.0.3 is denied (k-reuse's rule)" probe_says EPERM kf-two connect 127.0.0.3 9
+check "and to 127.0.0.2 allowed (nothing of k-two's policy is left)" probe_says ok kf-two connect 127.0.0.2 9
+check "unregister kf-two again" krsictl unregister kf-two
+rm -f "$P/k-reuse.json"
+sleep 1
+check "k-reuse, removed with no container, is uninstalled" test -z "$(version_of k-reuse)"
 
 # ---- a plain file in the directory (not a ConfigMap key) ----
 k_two 3 | sed 's/k-two/k-plain/' >"$work/k-plain.json.tmp" && mv "$work/k-plain.json.tmp" "$P/k-plain.json"

@@ -787,11 +787,24 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	return 0;
 }
 
+/*
+ * The report of socket_create's denial. Apart from the program, so that the zeroing of its
+ * locals comes after the policy check: a host task, or a policy without socket rules, stores
+ * nothing (the net programs' locals took a dozen stores before the check in each).
+ */
+static __always_inline int socket_deny(struct ctx *c, int family, __u32 t, int protocol)
+{
+	struct krsi_event_net net = { .family = family, .type = t };
+	struct report r = { .hook = KRSI_HOOK_SOCKET, .net = &net };
+
+	r.arg = protocol;
+	r.object = (__u64)family << 8 | t;
+	return decide(c, &r);
+}
+
 SEC("lsm/socket_create")
 int BPF_PROG(socket_create, int family, int type, int protocol, int kern, int ret)
 {
-	struct krsi_event_net net = {};
-	struct report r = { .hook = KRSI_HOOK_SOCKET, .net = &net };
 	struct ctx c;
 	__u32 t = type & 0xf; /* without SOCK_NONBLOCK, SOCK_CLOEXEC */
 	__u32 fam = (__u32)family;
@@ -805,11 +818,7 @@ int BPF_PROG(socket_create, int family, int type, int protocol, int kern, int re
 	fam &= KRSI_AF_MAX - 1; /* for the verifier: the compiler may drop the bound above */
 	if (!(c.pol->families & (1ULL << fam)) && !(c.pol->types[fam] & (1u << t)))
 		return 0;
-	net.family = family;
-	net.type = t;
-	r.arg = protocol;
-	r.object = (__u64)family << 8 | t;
-	return decide(&c, &r);
+	return socket_deny(&c, family, t, protocol);
 }
 
 /*
@@ -835,19 +844,16 @@ static __always_inline __u8 net_match(struct krsi_net_key *k)
 	return v && *v == KRSI_NET_RULE_DENY ? KRSI_NET_RULE_DENY : v ? *v : hit;
 }
 
-static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8 op, __u32 hook)
+/* ADDRESS against the network rules of C's policy; its locals zeroed only past the check. */
+static __always_inline int net_decide(struct ctx *c, struct sockaddr *address, int addrlen,
+				      __u8 op, __u32 hook)
 {
 	struct krsi_event_net net = {};
 	struct report r = { .hook = hook, .net = &net };
 	struct krsi_net_key k = {};
 	struct sockaddr_in6 sa = {};
-	struct ctx c;
 	__u8 v;
 
-	if (!policy_get(&c) || !((c.pol->deny | c.learn) & KRSI_DENY(hook)))
-		return 0;
-	if (addrlen < (int)sizeof(struct sockaddr_in))
-		return 0;
 	/* The kernel copied the address into its own sockaddr_storage: 128 bytes to read. */
 	if (bpf_probe_read_kernel(&sa, sizeof(sa), address) < 0)
 		return 0;
@@ -873,14 +879,14 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 		return 0;
 	}
 	k.prefixlen = (sizeof(k) - sizeof(k.prefixlen)) * 8;
-	k.slot = c.pol->slot;
+	k.slot = c->pol->slot;
 	k.op = op;
 	v = net_match(&k);
 	if (v != KRSI_NET_RULE_DENY) {
 		/* No deny rule: with an allow list, what it does not admit is denied. */
-		if (c.learn & KRSI_DENY(hook))
+		if (c->learn & KRSI_DENY(hook))
 			r.arg = -1; /* learned, below */
-		else if (!(c.pol->allow & KRSI_DENY(hook)) || v == KRSI_NET_RULE_ALLOW)
+		else if (!(c->pol->allow & KRSI_DENY(hook)) || v == KRSI_NET_RULE_ALLOW)
 			return 0;
 		else
 			r.arg = KRSI_MATCH_NOT_ALLOWED << 8;
@@ -899,9 +905,20 @@ static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8
 	}
 	if (r.arg == -1) {
 		r.arg = 0;
-		return learn(&c, &r);
+		return learn(c, &r);
 	}
-	return decide(&c, &r);
+	return decide(c, &r);
+}
+
+static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8 op, __u32 hook)
+{
+	struct ctx c;
+
+	if (!policy_get(&c) || !((c.pol->deny | c.learn) & KRSI_DENY(hook)))
+		return 0;
+	if (addrlen < (int)sizeof(struct sockaddr_in))
+		return 0;
+	return net_decide(&c, address, addrlen, op, hook);
 }
 
 SEC("lsm/socket_connect")

@@ -16,8 +16,9 @@
 #define KRSI_PIN_DIR "/sys/fs/bpf/krsi"
 
 struct krsi_maps {
-	int config, cgroups, cgroup_filter, profile_policy, policies, path_rules, net_rules, inode_rules,
-		inode_filter, name_rules, registry, self_ids, stats, verdicts, throttle, events;
+	int config, cgroups, cgroup_filter, profile_policy, policies, path_rules, net_rules,
+		inode_rules, inode_filter, name_rules, registry, self_ids, stats, verdicts, throttle,
+		events;
 };
 
 #define BPFOBJ_MAX_PROGS 64

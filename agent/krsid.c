@@ -136,7 +136,7 @@ static struct {
 	struct {
 		uint64_t reloads, reload_failures, registrations, refusals, unregistrations,
 			uninstalled, subscribers_dropped, scrapes, clients_busy, clients_timed_out,
-			clients_refused;
+			clients_refused, refreshes;
 	} n; /* this process's counters, for the metrics */
 	volatile sig_atomic_t stop;
 	time_t started;
@@ -734,6 +734,7 @@ static void ids_refresh(void)
 			log_info("container %s: %s", e->container, err.msg);
 	}
 	d.refreshed_ns = now_ns(CLOCK_MONOTONIC);
+	d.n.refreshes++;
 	if (d.verbose)
 		log_info("file identities refreshed: %zu keys (%zu before)", d.ids.n_refs, keys);
 }
@@ -1611,6 +1612,8 @@ static json_object *op_learn(struct proto_request *q)
 	if (q->stop) {
 		if (!e->learn_until_ns)
 			return proto_reply_error("container %s: not being learned", q->container);
+		/* What was reported before the stop reaches the subscribers before its reply. */
+		ring_buffer__consume(d.rb);
 		learn_end(e, "on request");
 	} else {
 		bool was = e->learn_until_ns != 0;
@@ -1818,6 +1821,8 @@ static json_object *op_status(void)
 	json_object_object_add(a, "file_identities", json_object_new_uint64(d.ids.n_refs));
 	json_object_object_add(a, "identity_views", json_object_new_uint64(d.ids.n_views));
 	json_object_object_add(a, "refresh_interval_s", json_object_new_uint64(d.refresh_s));
+	json_object_object_add(a, "refreshes", json_object_new_uint64(d.n.refreshes));
+	json_object_object_add(a, "retiring", json_object_new_uint64(d.n_retired));
 	json_object_object_add(rep, "agent", a);
 	json_object_object_add(k, "lsm", json_object_new_string(d.kf.lsm));
 	json_object_object_add(k, "bpf_lsm", json_object_new_boolean(d.kf.bpf_lsm));
@@ -2114,6 +2119,12 @@ static void metrics_text(struct metrics_buf *b)
 			       d.obj.progs[i].attached);
 	metrics_family(b, "krsi_file_identities", "gauge", "File identities of exact rules held.");
 	metrics_sample(b, "krsi_file_identities", NULL, d.ids.n_refs);
+	metrics_family(b, "krsi_file_identity_refreshes_total", "counter",
+		       "Times every file identity was resolved again.");
+	metrics_sample(b, "krsi_file_identity_refreshes_total", NULL, d.n.refreshes);
+	metrics_family(b, "krsi_policies_retiring", "gauge",
+		       "Replaced or removed policies in their grace period, not yet reusable.");
+	metrics_sample(b, "krsi_policies_retiring", NULL, d.n_retired);
 	metrics_family(b, "krsi_control_clients_turned_away_total", "counter",
 		       "Control clients answered with an error before any request was served.");
 	metrics_sample(b, "krsi_control_clients_turned_away_total",
@@ -2125,7 +2136,7 @@ static void metrics_text(struct metrics_buf *b)
 	metrics_family(b, "krsi_control_clients_reading", "gauge",
 		       "Control clients whose request is still arriving.");
 	metrics_sample(b, "krsi_control_clients_reading", NULL, d.n_clients);
-		metrics_family(b, "krsi_event_subscribers", "gauge", "Clients following the events.");
+	metrics_family(b, "krsi_event_subscribers", "gauge", "Clients following the events.");
 	metrics_sample(b, "krsi_event_subscribers", NULL, d.n_subs);
 	metrics_family(b, "krsi_event_subscribers_dropped_total", "counter",
 		       "Subscribers dropped because they could not keep up.");

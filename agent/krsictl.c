@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 		"  profile reload                          reload the profile directory, all or nothing\n"
 		"  profile learn CONTAINER|PROFILE --duration D [--output FILE] [--name NAME] [--fold N]\n"
 		"                                          watch what it runs, writes and connects to for D\n"
-		"                                          (30s, 5m, 1h), write a profile that allows only that\n"
+		"                                          (30s, 5m, 1h), write a profile that allows only that;\n"
+		"                                          Ctrl-C or SIGTERM ends it early, and writes it\n"
 		"  profile diff FILE --container ID        what FILE would have denied of ID's recent events\n"
 		"  assign PROFILE CONTAINER                change a container's profile\n"
 		"  register CONTAINER (--cgroup PATH | --cgroup-id ID | --pid PID) [--profile NAME]\n"
@@ -345,15 +347,22 @@ static int sub_line(struct sub *s, int timeout_ms, char **line)
 		if (s->len == sizeof(s->buf))
 			return -EMSGSIZE;
 		n = poll(&pfd, 1, timeout_ms);
-		if (n == 0)
-			return 0;
-		if (n < 0 && errno == EINTR)
-			continue;
+		if (n == 0 || (n < 0 && errno == EINTR))
+			return 0; /* the caller looks at its clock and its signals again */
 		n = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
 		if (n <= 0)
 			return -EPIPE;
 		s->len += n;
 	}
+}
+
+/* SIGINT or SIGTERM during profile learn: end learning now, and write what was learned. */
+static volatile sig_atomic_t learn_interrupted;
+
+static void learn_interrupt(int sig)
+{
+	(void)sig;
+	learn_interrupted = 1;
 }
 
 static int64_t mono_ms(void)
@@ -425,7 +434,7 @@ static int cmd_learn(const char *target)
 	const char *base = NULL, *single = NULL;
 	size_t n_set = 0;
 	uint64_t lost0 = 0, lost1 = 0;
-	int64_t end;
+	int64_t begun, end;
 	int r;
 
 	if (!duration_s) {
@@ -513,22 +522,29 @@ static int cmd_learn(const char *target)
 	}
 	fprintf(stderr, "krsictl: learning %zu container%s of profile %s for %llu s\n", n_set,
 		n_set == 1 ? "" : "s", base, (unsigned long long)duration_s);
-	end = mono_ms() + (int64_t)duration_s * 1000;
+	begun = mono_ms();
+	end = begun + (int64_t)duration_s * 1000;
+	sigaction(SIGINT, &(struct sigaction){ .sa_handler = learn_interrupt }, NULL);
+	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = learn_interrupt }, NULL);
 	for (int stopped = 0;;) {
-		int64_t left = end - mono_ms();
+		int64_t left = stopped ? 0 : end - mono_ms();
 		json_object *ev, *c;
 
-		if (left <= 0) {
-			if (stopped)
-				break;
-			/* Stop, then read what was sent until then: 500 ms more. */
+		if (!stopped && (left <= 0 || learn_interrupted)) {
+			if (learn_interrupted)
+				fprintf(stderr, "krsictl: interrupted: learning ends now\n");
+			/*
+			 * krsid publishes every event reported before a stop before it answers
+			 * it: once answered, what is left to read is already in the socket.
+			 */
 			for (size_t i = 0; i < n_set; i++)
 				learn_call(set[i], 0, &lost1);
 			stopped = 1;
-			end = mono_ms() + 500;
 			continue;
 		}
 		r = sub_line(&sub, left, &line);
+		if (r == 0 && stopped)
+			break;
 		if (r == 0)
 			continue;
 		if (r < 0) {
@@ -548,7 +564,7 @@ static int cmd_learn(const char *target)
 	}
 	snprintf(desc, sizeof(desc), "learned from %s%s over %llu s by krsictl profile learn",
 		 single ? "container " : "the containers of profile ", single ? single : base,
-		 (unsigned long long)duration_s);
+		 (unsigned long long)((mono_ms() - begun + 500) / 1000));
 	doc = learn_profile(&l, base_doc, name, desc, fold, &err);
 	if (!doc) {
 		fprintf(stderr, "krsictl: the learned profile: %s\n", err.msg);

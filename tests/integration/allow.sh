@@ -21,26 +21,6 @@ LOG=$work/krsid.log
 LIBDIR=/usr/lib/x86_64-linux-gnu
 LDSO=$LIBDIR/ld-linux-x86-64.so.2
 
-# count_events CONTAINER HOOK VERDICT FIXED: events of CONTAINER with that hook and verdict
-# whose line contains the fixed string FIXED.
-count_events() {
-	krsictl events --container "$1" 2>/dev/null | grep -F "\"hook\":\"$2\"" |
-		grep -F "\"verdict\":\"$3\"" | grep -cF -- "$4"
-}
-
-# new_event BEFORE CONTAINER HOOK VERDICT FIXED: within 5 s there are more such events than BEFORE.
-new_event() {
-	local before=$1 n; shift
-	for _ in $(seq 50); do
-		n=$(count_events "$@")
-		[ "$n" -gt "$before" ] && return 0
-		sleep 0.1
-	done
-	echo "no new $3 event for container $1 with hook $2 containing '$4' ($n, before $before)"
-	krsictl events --container "$1" | tail -n 5
-	return 1
-}
-
 # ---- fixtures ----
 ip link set lo up 2>/dev/null
 mkdir -p $K/bin $K/data $K/pub "$P"
@@ -184,14 +164,55 @@ for row in "${rows[@]}"; do
 		c=c-${where#ka-}
 		if [ -n "$hook" ] && [ $where != host ]; then
 			v=deny; [ $where = ka-aud ] && v=audit
-			b=$(count_events $c "$hook" $v "$f")
+			b=$(report_mark $c "$hook" $v "$f")
 		fi
 		check "$where: $name" probe_says "$w" "$cg" $o
 		if [ -n "$hook" ] && [ $where != host ]; then
-			check "$where: $name: reported ($v)" new_event "$b" $c "$hook" $v "$f"
+			check "$where: $name: reported ($v)" new_report "$b" $c "$hook" $v "$f"
 		fi
 	done
 done
+
+# ---- what the throttle promises (agent/README.md, "Reports") ----
+# Every denial is reported: sent as an event, or, within a second of an identical report,
+# counted as throttled and carried by the next one sent. A symlink is resolved, so a write
+# through one is the same report as a write by the file's own name; a hard link is a name of
+# its own, and so is each call.
+: >$K/thr-file
+ln -s $K/thr-file $K/data/thr-link
+: >$K/thr2-file
+ln $K/thr2-file $K/thr2-hl
+thr_path="\"path\":\"$K/thr-file\""
+sent0=$(count_events c-enf write deny "$thr_path")
+thr0=$(throttled)
+probe_says EPERM ka-enf write $K/thr-file >/dev/null
+probe_says EPERM ka-enf write $K/data/thr-link >/dev/null
+# reported_twice: the two writes were reported, sent or counted, and at least one was sent.
+reported_twice() {
+	local sent thr
+	sent=$(($(count_events c-enf write deny "$thr_path") - sent0))
+	thr=$(($(throttled) - thr0))
+	echo "sent $sent, throttled $thr"
+	[ "$sent" -ge 1 ] && [ $((sent + thr)) -ge 2 ]
+}
+check "ka-enf: a file written by its name and through a symlink: each write is reported once" \
+	wait_for reported_twice
+check_output "and no more than once (sent and throttled add up to 2)" '^sent (1, throttled 1|2, throttled 0)$' \
+	reported_twice
+probe_says EPERM ka-enf write $K/thr2-file >/dev/null
+probe_says EPERM ka-enf write $K/thr2-hl >/dev/null
+both_sent() {
+	events_above 0 c-enf write deny "\"path\":\"$K/thr2-file\"" &&
+		events_above 0 c-enf write deny "\"path\":\"$K/thr2-hl\""
+}
+check "ka-enf: a file written by two hard-link names at once: both reports are sent" \
+	wait_for both_sent
+# carried: one more write; true once an event of the file carries a count of throttled ones.
+carried() {
+	probe_says EPERM ka-enf write $K/thr-file >/dev/null
+	krsictl events --container c-enf | grep -F "$thr_path" | grep -q '"suppressed":[1-9]'
+}
+check "the next report sent carries the count of those throttled (\"suppressed\")" wait_for carried
 
 # The dynamic loader is allowed (its directory): run directly, it maps the program itself,
 # and that mapping is the program's code reaching the task.
@@ -202,17 +223,17 @@ check_output "ka-enf: it runs an allowed one" '^ok$' in_cg ka-enf "$PROBE" exec 
 # A script whose interpreter no allow rule names (the interpreter is echo: it prints the script).
 check "host: a script whose interpreter is not allowed runs" \
 	probe_says $K/bin/script "" exec $K/bin/script
-b=$(count_events c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\"")
+b=$(report_mark c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\"")
 check "ka-enf: it does not (the interpreter is checked as its own exec)" \
 	probe_says EPERM ka-enf exec $K/bin/script
-check "ka-enf: reported" new_event "$b" c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\""
+check "ka-enf: reported" new_report "$b" c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\""
 
 # ---- read ----
 check "ka-read: the probe runs (its binary and libraries may be read)" \
 	probe_says ok ka-read read $K/pub/file
-b=$(count_events c-read read deny "\"path\":\"$K/secret\"")
+b=$(report_mark c-read read deny "\"path\":\"$K/secret\"")
 check "ka-read: a file no read allow rule names cannot be read" probe_says EPERM ka-read read $K/secret
-check "ka-read: reported" new_event "$b" c-read read deny "\"match\":\"not allowed\""
+check "ka-read: reported" new_report "$b" c-read read deny "\"match\":\"not allowed\""
 check "ka-read: writing is not restricted by a read allow list" probe_says ok ka-read write $K/other-file
 check "ka-read: exec of a file that may be read runs" \
 	probe_says ok ka-read exec "$PROBE" read $K/pub/file

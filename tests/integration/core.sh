@@ -19,26 +19,6 @@ EVENTS=$work/events.log
 
 # ---- helpers ----
 
-# count_events CONTAINER HOOK VERDICT FIXED: events of CONTAINER with that hook and verdict
-# whose line contains the fixed string FIXED.
-count_events() {
-	krsictl events --container "$1" 2>/dev/null | grep -F "\"hook\":\"$2\"" |
-		grep -F "\"verdict\":\"$3\"" | grep -cF -- "$4"
-}
-
-# new_event BEFORE CONTAINER HOOK VERDICT FIXED: within 5 s there are more such events than BEFORE.
-new_event() {
-	local before=$1 n; shift
-	for _ in $(seq 50); do
-		n=$(count_events "$@")
-		[ "$n" -gt "$before" ] && return 0
-		sleep 0.1
-	done
-	echo "no new $3 event for container $1 with hook $2 containing '$4' ($n, before $before)"
-	krsictl events --container "$1" | tail -n 5
-	return 1
-}
-
 start_agent() {
 	# --no-watch: these tests reload by request, and some leave the directory invalid on
 	# purpose between two steps (the fleet suite tests the watch)
@@ -230,12 +210,12 @@ for k in "${kinds[@]}"; do
 	IFS='|' read -r name op allowed hook fixed <<<"$k"
 	# shellcheck disable=SC2086
 	set -- $op
-	before=$(count_events c-enf "$hook" deny "$fixed")
+	before=$(report_mark c-enf "$hook" deny "$fixed")
 	check "$name: EPERM under an enforcing profile" probe_says EPERM kc-enf "$@"
-	check "$name: event, verdict deny" new_event "$before" c-enf "$hook" deny "$fixed"
-	before=$(count_events c-aud "$hook" audit "$fixed")
+	check "$name: event, verdict deny" new_report "$before" c-enf "$hook" deny "$fixed"
+	before=$(report_mark c-aud "$hook" audit "$fixed")
 	check "$name: allowed under the audit profile" probe_says "$allowed" kc-aud "$@"
-	check "$name: event, verdict audit" new_event "$before" c-aud "$hook" audit "$fixed"
+	check "$name: event, verdict audit" new_report "$before" c-aud "$hook" audit "$fixed"
 	check "$name: allowed on the host" probe_says "$allowed" "" "$@"
 	check "$name: allowed under another profile" probe_says "$allowed" kc-oth "$@"
 done
@@ -288,26 +268,25 @@ loader_says() {
 	echo "$ldso $3 ok in cgroup '${2:-(here)}': exit $rc, '$out'"
 	if [ "$1" = ok ]; then [ "$rc" = 0 ] && [ "$out" = ok ]; else [ "$rc" != 0 ] && [ "$out" != ok ]; fi
 }
-# The same report (cgroup, hook, verdict, file, call) within 1 s is counted, not sent again: the
-# mmap probe above reported this file.
-sleep 1.2
-before=$(count_events c-enf exec deny "\"call\":\"mmap\"")
+# The mmap probe above reported this file by this call: within a second this report is counted
+# as throttled, not sent again, and new_report takes either.
+before=$(report_mark c-enf exec deny "\"call\":\"mmap\"")
 check "ld.so cannot load a denied binary in kc-enf" loader_says EPERM kc-enf $K/denied-exec
 check "the loader's mapping is reported as exec by mmap" \
-	new_event "$before" c-enf exec deny "\"call\":\"mmap\""
+	new_report "$before" c-enf exec deny "\"call\":\"mmap\""
 check "ld.so cannot load a binary in an exec_dirs directory" loader_says EPERM kc-enf $K/xdir/prog
 check "ld.so loads an unlisted binary in kc-enf" loader_says ok kc-enf $K/allowed-exec
 check "ld.so loads the denied binary on the host" loader_says ok "" $K/denied-exec
 check "ld.so loads it under the audit profile" loader_says ok kc-aud $K/denied-exec
 
 # ---- file identities as the files change ----
-# eventually CMD...: CMD succeeds within 6 s (a refresh runs every second here).
-eventually() {
-	for _ in $(seq 30); do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	"$@"
+# refreshes: how many times krsid has resolved every identity again (every second here).
+refreshes() {
+	krsictl status --json | jq -e '.agent.refreshes'
+}
+# refreshed_since N: krsid resolved the identities again after its Nth refresh, twice.
+refreshed_since() {
+	[ "$(refreshes)" -ge $(($1 + 2)) ]
 }
 # has_ino INODE: the inode_rules map holds that inode number (any slot, any kind).
 has_ino() {
@@ -321,7 +300,7 @@ check "a binary deleted and made again at the denied path is denied at once (by 
 	probe_says EPERM kc-enf exec $K/denied-exec ok
 ln $K/denied-exec $K/sub/hl3-exec
 check "after a refresh, a hard link to the new file is denied too (by identity)" \
-	eventually probe_says EPERM kc-enf exec $K/sub/hl3-exec ok
+	wait_for probe_says EPERM kc-enf exec $K/sub/hl3-exec ok
 check "the old file, still reachable by its hard link, stays denied" \
 	probe_says EPERM kc-enf exec $K/hl-exec ok
 check_output "status counts the identities and the refresh interval" \
@@ -329,7 +308,8 @@ check_output "status counts the identities and the refresh interval" \
 # A file renamed away from its rule's path is denied while it exists; deleted, its identity
 # goes at the next refresh, so an unrelated file that gets its inode number is not denied.
 ren_ino=$(stat -c %i $K/sub/renamed)
-sleep 2.5 # past a refresh or two
+n=$(refreshes)
+check "krsid refreshes the identities by itself" wait_for refreshed_since "$n"
 check "after refreshes, the renamed binary's identity is still in the map" has_ino "$ren_ino"
 check "and kc-enf still cannot run it" probe_says EPERM kc-enf exec $K/sub/renamed ok
 rm $K/sub/renamed
@@ -337,10 +317,10 @@ no_ino() { ! has_ino "$1"; }
 # kc-enf's live view may hold the file too, and a live view is refreshed only while a process
 # runs in its cgroup (agent/README.md, a known gap): one runs while the test waits. Without
 # it the identity stayed whenever no probe happened to run at a refresh.
-in_cg kc-enf sleep 10 &
+in_cg kc-enf sleep 600 &
 keeper=$!
 check "deleted, its identity leaves the map at the next refresh (inode $ren_ino)" \
-	eventually no_ino "$ren_ino"
+	wait_for no_ino "$ren_ino"
 kill "$keeper" 2>/dev/null
 wait "$keeper" 2>/dev/null
 check "the old denied-exec, deleted while hard links keep it, keeps its identity" has_ino "$old_ino"
@@ -355,17 +335,13 @@ check "right after the reload, a hard link of the read rule is denied" probe_say
 # ---- event subscribers ----
 krsictl events --follow --container c-enf >"$work/follow.out" 2>&1 &
 follow_pid=$!
-sleep 1
-probe_says EPERM kc-enf read $K/rdir/file >/dev/null
-followed() {
-	for _ in $(seq 50); do
-		grep -qF "\"path\":\"$K/rdir/file\"" "$work/follow.out" && return 0
-		sleep 0.1
-	done
-	cat "$work/follow.out"
-	return 1
+subscribed() {
+	krsictl metrics | grep -q '^krsi_event_subscribers 1$'
 }
-check "krsictl events --follow streams a new denial" followed
+check "the follower is subscribed" wait_for subscribed
+probe_says EPERM kc-enf read $K/rdir/file >/dev/null
+check "krsictl events --follow streams a new denial" \
+	wait_for grep -F "\"path\":\"$K/rdir/file\"" "$work/follow.out"
 check "a follower of c-enf sees no other container's events" \
 	sh -c "! grep -v '\"container\":\"c-enf\"' '$work/follow.out' | grep -q hook"
 kill "$follow_pid" 2>/dev/null
@@ -386,7 +362,10 @@ arm1=$!
 sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/kc-arm" "$PROBE" wait "$work/go2" exec $K/denied-exec ok \
 	>"$work/arm2.out" 2>&1 &
 arm2=$!
-sleep 0.5
+two_in_arm() {
+	[ "$(wc -l <"$CG/kc-arm/cgroup.procs")" = 2 ]
+}
+check "the two processes joined kc-arm" wait_for two_in_arm
 armed() { # CONTAINER: true or false
 	krsictl ps --json | jq -r --arg c "$1" '.containers[] | select(.container == $c) | .armed'
 }
@@ -483,7 +462,8 @@ check "after the restart, a hard link is still denied" probe_says EPERM kc-enf e
 check "after the restart, the new file's hard link is still denied" probe_says EPERM kc-enf exec $K/sub/hl3-exec ok
 n=$(count_events c-enf read deny "\"path\":\"$K/rdir/file\"")
 probe_says EPERM kc-enf read $K/rdir/file >/dev/null
-check "events flow again after the restart" new_event "$n" c-enf read deny "\"path\":\"$K/rdir/file\""
+check "events flow again after the restart (one is sent, not only counted)" \
+	wait_for events_above "$n" c-enf read deny "\"path\":\"$K/rdir/file\""
 
 # ---- reassign, unregister, garbage collection ----
 check "assign t-audit to c-enf" krsictl assign t-audit c-enf
@@ -495,13 +475,9 @@ check "kc-aud is no longer confined" probe_says ok kc-aud read $K/secret
 check "register kc-gc" krsictl register c-gc --cgroup /kc-gc --profile t-enforce
 rmdir "$CG/kc-gc"
 gone() {
-	for _ in $(seq 50); do
-		krsictl ps | grep -q '^c-gc ' || return 0
-		sleep 0.1
-	done
-	return 1
+	! krsictl ps | grep '^c-gc '
 }
-check "the agent collects a registration whose cgroup was removed" gone
+check "the agent collects a registration whose cgroup was removed" wait_for gone
 check_output "it learnt of the removal from the cgroup_rmdir program, not the sweep" \
 	'container c-gc: unregistered \(its cgroup was removed\)' cat "$LOG"
 

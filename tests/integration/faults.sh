@@ -113,15 +113,11 @@ check_output "every restart adopted the pins (no reload of the programs)" '^20$'
 registry_is_c() {
 	local want got
 	want=$(seq -f 'c%02g' 1 20 | tr '\n' ' ')
-	for _ in $(seq 50); do
-		got=$(krsictl ps --json | jq -r '[.containers[].container] | sort | join(" ")')
-		[ "$got " = "$want" ] && return 0
-		sleep 0.2
-	done
+	got=$(krsictl ps --json | jq -r '[.containers[].container] | sort | join(" ")')
 	echo "registry: '$got', want '$want'"
-	return 1
+	[ "$got " = "$want" ]
 }
-check "afterwards the registry holds exactly the 20 running containers" registry_is_c
+check "afterwards the registry holds exactly the 20 running containers" wait_for registry_is_c
 check_output "each under one of the two profiles that deny the file" '^20$' \
 	sh -c "krsictl ps --json | jq '[.containers[] | select(.profile == \"f-deny\" or .profile == \"f-other\")] | length'"
 
@@ -133,7 +129,14 @@ mkdir -p "$CG/flt/flood"
 krsictl register cflood --cgroup /flt/flood --profile f-deny >/dev/null
 # The 20 loops pause meanwhile: their denials would count too.
 kill -STOP $(cat "$work/loop.pids")
-sleep 1
+loops_stopped() { # every read loop is stopped (or gone): no denial of theirs comes any more
+	local p
+	for p in $(cat "$work/loop.pids"); do
+		[ ! -e "/proc/$p" ] || grep -q '^State:[[:space:]]*T' "/proc/$p/status" ||
+			{ echo "read loop $p is not stopped"; return 1; }
+	done
+}
+check "the 20 read loops are stopped" wait_for loops_stopped
 d0=$(metric 'krsi_denials_total{profile="f-deny",hook="read"}')
 l0=$(metric krsi_events_lost_total)
 kill -STOP "$agent_pid"
@@ -141,14 +144,18 @@ in_cg flt/flood "$LOAD" open-each "$F/flood" >"$work/flood.out" 2>&1
 kill -CONT "$agent_pid"
 check_output "$flood_n distinct denied opens while krsid is stopped: every one EPERM" \
 	"^ok=0 EPERM=$flood_n other=0$" cat "$work/flood.out"
-check "krsid answers within 2 s as soon as it runs again" krsictl --timeout 2000 status
+# Well under the 10 s that a stalled loop would take to time a client out.
+check "krsid answers within 5 s as soon as it runs again" krsictl --timeout 5000 status
 d1=$(metric 'krsi_denials_total{profile="f-deny",hook="read"}')
 l1=$(metric krsi_events_lost_total)
-for _ in $(seq 50); do
+flood_accounted() { # the flood's events delivered and the losses counted make up the flood
+	local got
 	got=$(grep -c '"container":"cflood"' "$EVENTS")
-	[ $((got + l1 - l0)) -ge $flood_n ] && break
-	sleep 0.2
-done
+	echo "$got delivered, $((l1 - l0)) lost"
+	[ $((got + l1 - l0)) -ge $flood_n ]
+}
+check "krsid writes the flood's events that were not lost" wait_for flood_accounted
+got=$(grep -c '"container":"cflood"' "$EVENTS")
 kill -CONT $(cat "$work/loop.pids")
 echo "# flood: denied=$((d1 - d0)) events delivered=$got lost=$((l1 - l0)) of $flood_n"
 check_output "the kernel counted every denial (krsi_denials_total +$flood_n)" "^$flood_n$" echo $((d1 - d0))
@@ -160,12 +167,18 @@ check_output "delivered events and counted losses add up to the denials" "^$floo
 # 20 slow writers and 1,000 clients: within the 1,024 clients krsid reads at once.
 "$LOAD" slow "$SOCK" 20 12 >"$work/slow.out" 2>&1 &
 slow_pid=$!
-sleep 0.5
+slow_reading() { # krsid is reading the 20 slow writers' requests
+	local n
+	n=$(metric krsi_control_clients_reading)
+	echo "$n clients reading"
+	[ "$n" -ge 20 ]
+}
+check "krsid reads the 20 slow writers' half requests" wait_for slow_reading
 served=0
 for _ in $(seq 10); do
-	krsictl --timeout 2000 status >/dev/null 2>&1 && served=$((served + 1))
+	krsictl --timeout 5000 status >/dev/null 2>&1 && served=$((served + 1))
 done
-check_output "with 20 slow writers holding half a request, 10 status requests are all served within 2 s" \
+check_output "with 20 slow writers holding half a request, 10 status requests are all served within 5 s" \
 	'^10$' echo $served
 "$LOAD" clients "$SOCK" 1000 >"$work/clients.out" 2>&1
 echo "# clients: $(cat "$work/clients.out")"
@@ -245,14 +258,9 @@ check_output "no denied read ever succeeded in the 20 containers, across the kil
 	'^0 [1-9]' echo "$ok_sum $eperm_sum"
 for d in "$CG"/flt/c* "$CG/flt/flood"; do rmdir "$d"; done
 empty() {
-	for _ in $(seq 50); do
-		[ "$(krsictl ps --json | jq '.containers | length')" = 0 ] && return 0
-		sleep 0.2
-	done
-	krsictl ps
-	return 1
+	[ "$(krsictl ps --json | jq '.containers | length')" = 0 ] || { krsictl ps; return 1; }
 }
-check "once they stop, no container is registered" empty
+check "once they stop, no container is registered" wait_for empty
 check_output "no entry is left in the pinned cgroups and registry maps" '^0 0$' \
 	sh -c "echo \$(bpftool map dump pinned /sys/fs/bpf/krsi/maps/cgroups -j | jq length) \$(bpftool map dump pinned /sys/fs/bpf/krsi/maps/registry -j | jq length)"
 check "no pin outside krsi's maps, programs and the links of attached hooks" \

@@ -87,35 +87,23 @@ registered_as() {
 	[ "$got" = "$2" ]
 }
 
-# not_registered CONTAINER: no entry for it within 6 s. krsid unregisters a container when its
-# cgroup is removed, which may come just after podman returns.
+# not_registered CONTAINER: no entry for it. krsid unregisters a container when its cgroup is
+# removed, which may come just after podman returns: use with wait_for.
 not_registered() {
-	for _ in $(seq 60); do
-		krsictl ps --json | jq -e --arg c "$1" '.containers[] | select(.container == $c)' \
-			>/dev/null || return 0
-		sleep 0.1
-	done
-	echo "still registered: $1"
-	return 1
+	! krsictl ps --json | jq -e --arg c "$1" '.containers[] | select(.container == $c)'
 }
 
-# agent_ready: the pod's krsid answers on the host's socket (60 s).
+# agent_ready: the pod's krsid answers on the host's socket.
 agent_ready() {
-	for _ in $(seq 300); do
-		krsictl status >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
+	wait_for krsictl status >/dev/null && return 0
 	echo "no krsid answers on /run/krsi/krsid.sock"
 	podman logs --tail 20 krsid-krsid 2>&1
 	return 1
 }
 
-# log_has REGEX: the agent container's log matches (10 s).
+# log_has REGEX: the agent container's log matches.
 log_has() {
-	for _ in $(seq 50); do
-		podman logs krsid-krsid 2>&1 | grep -Eq -- "$1" && return 0
-		sleep 0.2
-	done
+	wait_for matches "$1" podman logs krsid-krsid >/dev/null && return 0
 	echo "no line matching '$1' in the krsid pod's log:"
 	podman logs --tail 20 krsid-krsid 2>&1
 	return 1
@@ -190,7 +178,7 @@ check "w-batch's container under batch" registered_as w-batch-main batch
 check "w-plain's container under krsid's default profile" registered_as w-plain-main default
 check "its infra container, which podman gives none of the pod's annotations, gets the default" \
 	registered_as "$(podman pod inspect w-web --format '{{.InfraContainerID}}')" default
-for _ in $(seq 50); do podman logs w-web-main 2>&1 | grep -q read-done && break; sleep 0.2; done
+check "w-web's first process has read /etc/secret (or tried)" wait_for matches read-done podman logs w-web-main
 check_output "w-web's first process was denied /etc/secret from its first instruction" \
 	"cat: can't open '/etc/secret': $EPERM" podman logs w-web-main
 check "w-web: reading /etc/secret is denied (EPERM)" \
@@ -212,7 +200,7 @@ check_output "and so does a scrape of the metrics socket on the node" \
 
 
 check "podman kube down stops w-web" podman kube down "$work/w-web.yaml"
-check "and its container is unregistered" not_registered "$web"
+check "and its container is unregistered" wait_for not_registered "$web"
 check "w-batch stays registered" registered_as w-batch-main batch
 
 # ---- the node loses its agent pod ----

@@ -120,26 +120,26 @@ crun run -d -b "$work/learn-a" lc-a </dev/null >"$work/lc-a.out" 2>&1
 check "the workload's container runs under l-base" \
 	sh -c "krsictl ps | grep -q '^lc-a .* l-base '"
 armed() {
-	for _ in $(seq 50); do
-		[ "$(krsictl ps --json | jq -r '.containers[] | select(.container == "lc-a") | .armed')" = true ] && return 0
-		sleep 0.1
-	done
-	return 1
+	[ "$(krsictl ps --json | jq -r '.containers[] | select(.container == "lc-a") | .armed')" = true ]
 }
-check "its registration is armed (its first program runs)" armed
-krsictl profile learn lc-a --duration 20s --output "$P/l-learned.json" 2>"$work/learn.err" &
+check "its registration is armed (its first program runs)" wait_for armed
+# Learning lasts until the workload has run, however long that takes: SIGTERM ends it.
+krsictl profile learn lc-a --duration 1h --output "$P/l-learned.json" 2>"$work/learn.err" &
 learn_pid=$!
-for _ in $(seq 50); do [ "$(learning_of lc-a)" = true ] && break; sleep 0.1; done
-check "ps says the container is being learned" test "$(learning_of lc-a)" = true
+learning() { # CONTAINER true|false: ps says CONTAINER is (true) or is not being learned
+	[ "$(learning_of "$1")" = "$2" ]
+}
+check "ps says the container is being learned" wait_for learning lc-a true
 # A process of an unregistered cgroup (the host) does what the workload does: not learned.
 /bin/busybox wget -q -O /dev/null http://127.0.0.1:$PORT/index.html
 touch "$work/learn-a/rootfs/go"
-for _ in $(seq 200); do
-	[ "$(crun state lc-a 2>/dev/null | jq -r .status)" = stopped ] && break
-	sleep 0.1
-done
+lc_a_stopped() {
+	[ "$(crun state lc-a 2>/dev/null | jq -r .status)" = stopped ]
+}
+check "the workload runs to its end" wait_for lc_a_stopped
 check_output "the workload ran while learned" '^workload-ok$' cat "$work/lc-a.out"
-check "profile learn ends after its duration and writes the profile" wait $learn_pid
+kill -TERM "$learn_pid"
+check "profile learn, sent SIGTERM, ends and writes the profile" wait $learn_pid
 sed "s/^/# /" "$work/learn.err"
 check_output "it says what it learned" 'learned [0-9]+ events: [1-9][0-9]* exec, [1-9][0-9]* write, 1 connect, 0 bind' \
 	cat "$work/learn.err"
@@ -196,10 +196,12 @@ check_output "... and the connection was refused by nobody listening, not by krs
 
 # ---- the learn request ----
 crun run -d -b "$work/idle" lc-x </dev/null >/dev/null 2>&1
-for _ in $(seq 50); do [ "$(learning_of lc-x)" = false ] && break; sleep 0.1; done
+check "lc-x runs, and is not being learned" wait_for learning lc-x false
 learn_req() {
 	printf '%s' "$1" | nc -U -N -w 5 /run/krsi/krsid.sock
 }
+check_output "profile learn ends by itself after its duration" 'learned 0 events' \
+	timeout 120 krsictl profile learn lc-x --duration 1s --output "$work/lc-x.json"
 check_output "learn: a request with neither seconds nor stop is refused" 'exactly one of' \
 	learn_req '{"version":1,"op":"learn","container":"lc-x"}'
 check_output "learn: more than a day is refused" 'at most 86400' \
@@ -208,14 +210,8 @@ check_output "learn: stop when not learning is refused" 'not being learned' \
 	learn_req '{"version":1,"op":"learn","container":"lc-x","stop":true}'
 check_output "learn: 2 seconds" '"learning":true' \
 	learn_req '{"version":1,"op":"learn","container":"lc-x","seconds":2}'
-ended() {
-	for _ in $(seq 100); do [ "$(learning_of lc-x)" = false ] && return 0; sleep 0.1; done
-	return 1
-}
-check "learning ends on its own when its time is up (nobody stopped it)" ended
+check "learning ends on its own when its time is up (nobody stopped it)" wait_for learning lc-x false
 check_output "krsid logs why" 'container lc-x: learning ended \(its time is up\)' cat "$LOG"
-crun kill lc-x KILL 2>/dev/null
-sleep 0.5
 crun delete -f lc-x >/dev/null 2>&1
 
 kill "$agent_pid"

@@ -44,7 +44,7 @@ for rt in crun runc; do
 	if "$rt" run -d -b "$work/sleep" "smoke-$rt-cg" >"$work/$rt.out" 2>&1 </dev/null; then
 		check "$rt puts a container in a cgroup of its own" own_cgroup "$rt" "smoke-$rt-cg"
 		check "$rt kills and deletes the container" \
-			sh -c "$rt kill smoke-$rt-cg KILL; sleep 0.5; $rt delete -f smoke-$rt-cg"
+			"$rt" delete -f "smoke-$rt-cg"
 	else
 		tap_fail "$rt puts a container in a cgroup of its own" "$rt run -d failed: $(cat "$work/$rt.out")"
 	fi

@@ -5,6 +5,7 @@
 #   check "agent answers status" krsictl status
 #   check_fails "non-root client is refused" setpriv --reuid=1000 krsictl status
 #   check_output "lsm lists bpf" "bpf" cat /sys/kernel/security/lsm
+#   check "the event arrives" wait_for grep -q denied events.log
 #   tap_done        # prints the plan and "N passed, N failed"; returns non-zero on failure
 
 _tap_n=0
@@ -61,6 +62,34 @@ tap_fail() {
 tap_pass() {
 	: >"$_tap_out"
 	_tap_result 0 "$1"
+}
+
+# wait_for CMD...: run CMD until it succeeds, for at most $WAIT_S seconds of wall-clock time
+# (60 by default); prints the output of its last run. A check that waits for something
+# asynchronous (an event, a reload, a registration, a removal, a metric) waits for the condition
+# itself this way, never for a fixed time: a condition met at once costs one run, and the
+# deadline is far above what any machine needs, so a faster or slower machine passes alike.
+WAIT_S=${WAIT_S:-60}
+wait_for() {
+	local end=$((EPOCHSECONDS + WAIT_S)) out
+	until out=$("$@" 2>&1); do
+		if [ "$EPOCHSECONDS" -ge "$end" ]; then
+			printf '%s\n# still failing after %s s: %s\n' "$out" "$WAIT_S" "$*"
+			return 1
+		fi
+		sleep 0.1
+	done
+	[ -z "$out" ] || printf '%s\n' "$out"
+}
+
+# matches REGEX CMD...: CMD exits 0 and its output, printed, matches REGEX (for wait_for).
+matches() {
+	local re=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	[ "$rc" = 0 ] && grep -Eq -- "$re" <<<"$out"
 }
 
 tap_done() {

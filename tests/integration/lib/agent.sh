@@ -1,14 +1,64 @@
 # Helpers for guest suites that run krsid. Source after setting LOG (krsid's log file);
 # the suite starts krsid in the background and sets agent_pid.
 
-# agent_up: wait until krsid answers on its socket (30 s), or report why it did not.
+# agent_up: wait until krsid answers on its socket, or report why it did not.
 agent_up() {
-	for _ in $(seq 300); do
-		krsictl status >/dev/null 2>&1 && return 0
+	local end=$((EPOCHSECONDS + WAIT_S))
+	until krsictl status >/dev/null 2>&1; do
 		kill -0 "$agent_pid" 2>/dev/null || { echo "krsid exited"; tail -n 20 "$LOG"; return 1; }
+		if [ "$EPOCHSECONDS" -ge "$end" ]; then
+			echo "krsid did not answer within $WAIT_S s"; tail -n 20 "$LOG"
+			return 1
+		fi
 		sleep 0.1
 	done
-	echo "krsid did not answer within 30 s"; tail -n 20 "$LOG"
+}
+
+# ---- reports ----
+
+# count_events CONTAINER HOOK VERDICT FIXED: events of CONTAINER with that hook and verdict
+# whose line contains the fixed string FIXED.
+count_events() {
+	krsictl events --container "$1" 2>/dev/null | grep -F "\"hook\":\"$2\"" |
+		grep -F "\"verdict\":\"$3\"" | grep -cF -- "$4"
+}
+
+# events_above N CONTAINER HOOK VERDICT FIXED: more than N such events were sent.
+events_above() {
+	local n
+	n=$(count_events "${@:2}")
+	echo "$n such events, want more than $1"
+	[ "$n" -gt "$1" ]
+}
+
+# throttled: identical reports counted, not sent, on the whole machine (krsictl status).
+throttled() {
+	krsictl status --json | jq -e '.stats.throttled'
+}
+
+# report_mark CONTAINER HOOK VERDICT FIXED: where such reports stand now, for new_report.
+report_mark() {
+	echo "$(count_events "$@") $(throttled)"
+}
+
+# new_report MARK CONTAINER HOOK VERDICT FIXED: a report came after MARK. Every denial or
+# audit is reported (agent/README.md): sent as an event, or, when an identical report was sent
+# less than a second before, counted as throttled (the next event of that report carries the
+# count as "suppressed"). Which of the two depends on the machine's speed, so both pass here;
+# a throttled one passes only when an identical report was sent before it.
+new_report() {
+	wait_for _reported "${1% *}" "${1#* }" "${@:2}"
+}
+_reported() { # SENT THROTTLED CONTAINER HOOK VERDICT FIXED
+	local sent=$1 thr=$2 n t
+	shift 2
+	n=$(count_events "$@")
+	t=$(throttled)
+	[ "$n" -gt "$sent" ] && return 0
+	[ "$n" -gt 0 ] && [ "$t" -gt "$thr" ] && return 0
+	echo "no new $3 report for container $1 with hook $2 containing '$4':" \
+		"$n such events (before: $sent), $t throttled (before: $thr)"
+	krsictl events --container "$1" | tail -n 5
 	return 1
 }
 

@@ -13,7 +13,7 @@ GUEST := $(BUILD)/guest
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
 GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults
 
-.PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check check demo bench clean clean-cache help
+.PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
 
 all: krsi-all
 
@@ -32,6 +32,7 @@ help:
 	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
 	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
 	@echo "make krsid-image  the krsid container image, an OCI archive: $(BUILD)/krsid-image.tar"
+	@echo "make guest-repeat N=5  every guest suite N times, each from a fresh boot: runs passed per suite"
 	@echo "make bench        measure what krsi costs (guest instructions per operation), write tests/bench/results.md"
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"
@@ -74,13 +75,13 @@ selftests: kernel
 # Each suite boots its own guest, with the selftests shared at /opt/selftests and the runner
 # arguments of its "# vm-args:" line. A suite's failure is counted by tests/summary.sh.
 guest-check: stage
-	@mkdir -p $(RESULTS)
-	@set -e; st=$$(scripts/selftests-build.sh --print-dir); for s in $(GUEST_SUITES); do \
-		echo "== guest suite $$s"; \
-		tests/vm/run --timeout 600 --results $(RESULTS)/$$s --share $$st:/opt/selftests \
-			$$(sed -n 's/^# vm-args: //p' tests/integration/$$s.sh) \
-			-- /usr/lib/krsi/tests/$$s.sh | tee $(RESULTS)/$$s.tap || true; \
-	done
+	@for s in $(GUEST_SUITES); do echo "== guest suite $$s"; tests/vm/suite.sh $$s $(RESULTS); done
+
+# Every guest suite N times in a row, each from a fresh boot, no check retried: how many runs of
+# each passed (tests/vm/repeat.sh; the last table is in tests/vm/REPEAT.md).
+N ?= 5
+guest-repeat: stage selftests image
+	@tests/vm/repeat.sh $(N) $(GUEST_SUITES)
 
 check: deps
 	@$(MAKE) --no-print-directory all

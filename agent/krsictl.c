@@ -434,6 +434,7 @@ static int cmd_learn(const char *target)
 	const char *base = NULL, *single = NULL;
 	size_t n_set = 0;
 	uint64_t lost0 = 0, lost1 = 0;
+	struct sigaction on_signal = { .sa_handler = learn_interrupt, .sa_flags = SA_RESTART };
 	int64_t begun, end;
 	int r;
 
@@ -511,6 +512,12 @@ static int cmd_learn(const char *target)
 		r = EXIT_UNREACHABLE;
 		goto out;
 	}
+	/*
+	 * From here on, a signal ends learning early: the loop below sees the flag (poll()
+	 * returns EINTR whatever SA_RESTART says; the requests' reads and writes restart).
+	 */
+	sigaction(SIGINT, &on_signal, NULL);
+	sigaction(SIGTERM, &on_signal, NULL);
 	/* krsid ends learning on its own 30 s after D if this command dies. */
 	for (size_t i = 0; i < n_set; i++) {
 		r = learn_call(set[i], duration_s + 30, &lost0);
@@ -524,8 +531,6 @@ static int cmd_learn(const char *target)
 		n_set == 1 ? "" : "s", base, (unsigned long long)duration_s);
 	begun = mono_ms();
 	end = begun + (int64_t)duration_s * 1000;
-	sigaction(SIGINT, &(struct sigaction){ .sa_handler = learn_interrupt }, NULL);
-	sigaction(SIGTERM, &(struct sigaction){ .sa_handler = learn_interrupt }, NULL);
 	for (int stopped = 0;;) {
 		int64_t left = stopped ? 0 : end - mono_ms();
 		json_object *ev, *c;

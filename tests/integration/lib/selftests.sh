@@ -30,27 +30,10 @@ selftest_verdict() {
 	esac
 }
 
-# selftest_again NAME: run one upstream test once more, alone (its output in
-# $selftests_out.again); prints its verdict.
-selftest_again() {
-	(cd "$selftests_dir" && ./test_progs -t "$1") >"$selftests_out.again" 2>&1
-	selftests_out=$selftests_out.again selftest_verdict "$1"
-}
-
 selftests_expect() {
-	local want=$1 t v first; shift
+	local want=$1 t v; shift
 	for t in "$@"; do
 		v=$(selftest_verdict "$t")
-		# An upstream test that fails once under TCG (lsm_cgroup has, rarely, with counters off
-		# by one) gets one more run on its own; the TAP line says so and shows the first failure.
-		# Ours get none.
-		if [ "$want" = OK ] && [ "$v" = FAIL ] && [[ " $UPSTREAM_LSM_SELFTESTS " == *" $t "* ]] &&
-			[ "$(selftest_again "$t")" = OK ]; then
-			first=$(grep -E 'FAIL' "$selftests_out" | grep -F "$t" | head -n 5)
-			tap_pass "selftest $t: OK on a second run, alone (the first run failed, below)"
-			sed 's/^/#   /' <<<"$first"
-			continue
-		fi
 		if [ "$v" = "$want" ]; then
 			tap_pass "selftest $t: $want"
 		else
@@ -61,6 +44,6 @@ selftests_expect() {
 	done
 }
 
-# Our tests (kernel/patches 0006) and the upstream BPF LSM tests.
-OUR_SELFTESTS="lsm_mprotect_audit lsm_audit_mode lsm_mac_admin lsm_license lsm_inactive lsm_xattr_cap lsm_retval"
+# Our tests (kernel/patches 0006, 0009) and the upstream BPF LSM tests.
+OUR_SELFTESTS="lsm_mprotect_audit lsm_audit_mode lsm_mac_admin lsm_license lsm_inactive lsm_xattr_cap lsm_retval lsm_cgroup_sock"
 UPSTREAM_LSM_SELFTESTS="test_lsm lsm_cgroup test_local_storage test_bprm_opts deny_namespace task_local_storage cgroup_getset_retval"

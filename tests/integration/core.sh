@@ -336,7 +336,7 @@ check "right after the reload, a hard link of the read rule is denied" probe_say
 krsictl events --follow --container c-enf >"$work/follow.out" 2>&1 &
 follow_pid=$!
 subscribed() {
-	krsictl metrics | grep -q '^krsi_event_subscribers 1$'
+	[ "$(metric krsi_event_subscribers)" = 1 ]
 }
 check "the follower is subscribed" wait_for subscribed
 probe_says EPERM kc-enf read $K/rdir/file >/dev/null

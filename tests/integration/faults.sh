@@ -39,10 +39,6 @@ f_deny() {
 	fi
 }
 
-metric() { # NAME{LABELS}: its value in krsictl metrics, 0 when absent
-	krsictl metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
-}
-
 mkdir -p "$P" "$F/s" "$F/flood" "$CG/flt"
 echo secret >"$F/s/secret"
 f_deny 1 >"$P/f-deny.json"

@@ -78,10 +78,6 @@ profile_field() { # PROFILE FIELD: that field of its profile list entry, or noth
 		'.profiles[] | select(.name == $n) | .[$f]'
 }
 
-metric() { # NAME{LABELS}: its value in krsictl metrics, 0 when absent
-	krsictl metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
-}
-
 # at_version PROFILE VERSION: PROFILE is installed at VERSION ("" = not installed).
 at_version() {
 	local v

@@ -64,6 +64,11 @@ _reported() { # SENT THROTTLED CONTAINER HOOK VERDICT FIXED
 
 METRICS=/run/krsi/metrics.sock
 
+# metric NAME{LABELS}: its value in krsictl metrics, 0 when absent.
+metric() {
+	krsictl metrics | awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }'
+}
+
 # scrape REQUEST [nc args...]: one HTTP exchange with the metrics socket (or ARGS), printf %b
 # escapes in REQUEST.
 scrape() {

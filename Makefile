@@ -32,7 +32,7 @@ help:
 	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
 	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
 	@echo "make krsid-image  the krsid container image, an OCI archive: $(BUILD)/krsid-image.tar"
-	@echo "make guest-repeat N=5  every guest suite N times, each from a fresh boot: runs passed per suite"
+	@echo "make guest-repeat N=5 [J=2]  every guest suite N times from fresh boots (J guests at once): runs passed per suite"
 	@echo "make bench        measure what krsi costs (guest instructions per operation), write tests/bench/results.md"
 	@echo "make deps         install the Debian packages everything needs"
 	@echo "make kernel       build the patched kernel (cached in $(KRSI_CACHE)/kernel)"
@@ -77,11 +77,12 @@ selftests: kernel
 guest-check: stage
 	@for s in $(GUEST_SUITES); do echo "== guest suite $$s"; tests/vm/suite.sh $$s $(RESULTS); done
 
-# Every guest suite N times in a row, each from a fresh boot, no check retried: how many runs of
-# each passed (tests/vm/repeat.sh; the last table is in tests/vm/REPEAT.md).
+# Every guest suite N times, each from a fresh boot, no check retried, J guests side by side:
+# how many runs of each passed (tests/vm/repeat.sh; the last table is in tests/vm/REPEAT.md).
 N ?= 5
+J ?= 1
 guest-repeat: stage selftests image
-	@tests/vm/repeat.sh $(N) $(GUEST_SUITES)
+	@tests/vm/repeat.sh -j $(J) $(N) $(GUEST_SUITES)
 
 check: deps
 	@$(MAKE) --no-print-directory all

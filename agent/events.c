@@ -38,6 +38,9 @@ static const char *match_str(int m)
 	case KRSI_MATCH_UNLINKED: return "unlinked";
 	case KRSI_MATCH_NOT_ALLOWED: return "not allowed";
 	case KRSI_MATCH_EXEC_ALLOWED: return "allowed for exec";
+	case KRSI_MATCH_DIR: return "directory";
+	case KRSI_MATCH_CUT_OFF: return "cut off";
+	case KRSI_MATCH_DETACHED: return "detached";
 	}
 	return NULL;
 }
@@ -142,7 +145,8 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 	}
 	case KRSI_HOOK_MOUNT:
 		add_str(o, "fstype", path);
-		add_str(o, "call", e->arg ? "move_mount" : "mount");
+		add_str(o, "call", names_mount_call_str(e->arg) ?: "unknown");
+		add_int(o, "flags", (int64_t)e->value);
 		break;
 	case KRSI_HOOK_PTRACE:
 		add_int(o, "target_pid", e->value);

@@ -748,9 +748,16 @@ static const struct {
 	{ PROFILE_ALLOW_EXEC, KRSI_PATH_ALLOW_EXEC },
 	{ PROFILE_ALLOW_READ, KRSI_PATH_ALLOW_READ },
 	{ PROFILE_ALLOW_WRITE, KRSI_PATH_ALLOW_WRITE },
-	/* Only file_mprotect, which may not resolve paths, looks up directories by identity. */
+	/*
+	 * A directory rule names the directory: the programs look for it among a file's
+	 * ancestors, under any root and through any mount (dir_walk in bpf/krsi.bpf.c).
+	 */
 	{ PROFILE_EXEC_DIRS, KRSI_PATH_EXEC | KRSI_KIND_DIR },
+	{ PROFILE_READ_DIRS, KRSI_PATH_READ | KRSI_KIND_DIR },
+	{ PROFILE_WRITE_DIRS, KRSI_PATH_WRITE | KRSI_KIND_DIR },
 	{ PROFILE_ALLOW_EXEC_DIRS, KRSI_PATH_ALLOW_EXEC | KRSI_KIND_DIR },
+	{ PROFILE_ALLOW_READ_DIRS, KRSI_PATH_ALLOW_READ | KRSI_KIND_DIR },
+	{ PROFILE_ALLOW_WRITE_DIRS, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR },
 };
 
 static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct krsi_inode_key *k)

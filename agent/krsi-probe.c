@@ -14,6 +14,24 @@
  *   krsi-probe bind ADDR PORT         UDP bind
  *   krsi-probe sendto ADDR PORT       one UDP datagram, no connect
  *   krsi-probe mount DIR              mount a tmpfs on DIR, then unmount it
+ *   krsi-probe bind SRC DIR | move SRC DIR   mount(2) MS_BIND (then unmount) / MS_MOVE (and back)
+ *   krsi-probe remount DIR            MS_REMOUNT|MS_BIND|MS_NOSUID, then back without MS_NOSUID
+ *   krsi-probe propagation DIR        mount(2) MS_PRIVATE on the mount at DIR
+ *   krsi-probe umount DIR | umount-detach DIR   umount2(DIR, 0 / MNT_DETACH)
+ *   krsi-probe pivot-root DIR         in a new mount namespace (made private where allowed),
+ *                                     pivot_root(DIR, DIR/old)
+ *   krsi-probe open-tree DIR | open-tree-clone DIR   open_tree(2), without / with
+ *                                     OPEN_TREE_CLONE|AT_RECURSIVE (a detached copy)
+ *   krsi-probe mount-setattr DIR      mount_setattr(2) MOUNT_ATTR_NOSUID, then clear it again
+ *   krsi-probe api STEP...            the new mount API, step by step, on one context fd:
+ *                                     fsopen=TYPE fspick=DIR set=KEY=VALUE create reconfigure
+ *                                     fsmount move=DIR umount=DIR join=CGROUP_DIR (the probe
+ *                                     moves itself into the cgroup: what a context made outside
+ *                                     does inside); clone=DIR (open_tree OPEN_TREE_CLONE) or
+ *                                     tree=DIR (open_tree) as the mount; then, relative to that
+ *                                     mount's root, read=REL write=REL, copy=REL (/bin/echo
+ *                                     to REL, mode 0755), or exec=REL (execveat, with the
+ *                                     argument "ok"); stops at the first step that fails
  *   krsi-probe ptrace                 PTRACE_ATTACH to a child of the probe
  *   krsi-probe traceme                PTRACE_TRACEME in a child
  *   krsi-probe module                 init_module of an empty image (ENOEXEC when allowed)
@@ -36,6 +54,10 @@
  *   krsi-probe chown PATH             chown to uid 4242 (CAP_CHOWN)
  *   krsi-probe sethostname            set the hostname to itself (CAP_SYS_ADMIN)
  *   krsi-probe wait FILE OP [ARG...]  wait until FILE exists, then OP in this process
+ *   krsi-probe chroot DIR OP [ARG...] chroot(DIR) and chdir("/"), then OP (paths in DIR's view)
+ *   krsi-probe pivot DIR OP [ARG...]  in a new mount namespace made private, pivot_root(DIR,
+ *                                     DIR/old) and chdir("/"), then OP
+ *   krsi-probe read-handle-via DIR PATH  open PATH by handle through the mount DIR is on
  *   krsi-probe read-loop PATH SECONDS open PATH in a loop until SIGTERM or SECONDS pass;
  *                                     print "ok=N EPERM=N other=N"
  *   krsi-probe read-steps PATH        for each line on stdin, open PATH once and print the
@@ -58,6 +80,84 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+
+/*
+ * The new mount API's steps on one file system context (and the mount made of it): 0 when
+ * every step succeeded, else the errno of the first that failed (EINVAL for an unknown step).
+ */
+static int api_steps(int n, char **steps)
+{
+	int fc = -1, mfd = -1, r = 0;
+
+	for (int i = 0; i < n && !r; i++) {
+		char *s = steps[i], *arg = strchr(s, '=');
+
+		if (arg)
+			*arg++ = 0;
+		if (!strcmp(s, "fsopen") && arg)
+			r = (fc = fsopen(arg, FSOPEN_CLOEXEC)) < 0;
+		else if (!strcmp(s, "fspick") && arg)
+			r = (fc = fspick(AT_FDCWD, arg, FSPICK_CLOEXEC)) < 0;
+		else if (!strcmp(s, "set") && arg) {
+			char *val = strchr(arg, '=');
+
+			if (val)
+				*val++ = 0;
+			r = fsconfig(fc, val ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, arg, val, 0) < 0;
+		} else if (!strcmp(s, "create"))
+			r = fsconfig(fc, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0;
+		else if (!strcmp(s, "reconfigure"))
+			r = fsconfig(fc, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0;
+		else if (!strcmp(s, "fsmount"))
+			r = (mfd = fsmount(fc, FSMOUNT_CLOEXEC, 0)) < 0;
+		else if ((!strcmp(s, "clone") || !strcmp(s, "tree")) && arg)
+			r = (mfd = open_tree(AT_FDCWD, arg,
+					     OPEN_TREE_CLOEXEC |
+						     (s[0] == 'c' ? OPEN_TREE_CLONE | AT_RECURSIVE : 0))) < 0;
+		else if ((!strcmp(s, "read") || !strcmp(s, "write")) && arg) {
+			int fd = openat(mfd, arg, (s[0] == 'r' ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+
+			r = fd < 0;
+			if (fd >= 0)
+				close(fd);
+		} else if (!strcmp(s, "copy") && arg) {
+			int in = open("/bin/echo", O_RDONLY | O_CLOEXEC);
+			int out = openat(mfd, arg, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+			char buf[65536];
+			ssize_t got;
+
+			r = in < 0 || out < 0;
+			while (!r && (got = read(in, buf, sizeof(buf))) > 0)
+				r = write(out, buf, got) != got;
+			if (in >= 0)
+				close(in);
+			if (out >= 0)
+				r = close(out) < 0 || r;
+		} else if (!strcmp(s, "exec") && arg) {
+			char *args[] = { arg, "ok", NULL };
+
+			r = syscall(SYS_execveat, mfd, arg, args, environ, 0) < 0;
+		} else if (!strcmp(s, "move") && arg)
+			r = move_mount(mfd, "", AT_FDCWD, arg, MOVE_MOUNT_F_EMPTY_PATH) < 0;
+		else if (!strcmp(s, "umount") && arg)
+			r = umount2(arg, 0) < 0;
+		else if (!strcmp(s, "join") && arg) {
+			char procs[4096];
+			FILE *f;
+
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", arg);
+			f = fopen(procs, "w");
+			r = !f || fprintf(f, "%d\n", getpid()) < 0;
+			r = (f && fclose(f) != 0) || r;
+		} else {
+			errno = EINVAL;
+			r = 1;
+		}
+		if (r)
+			r = errno;
+	}
+	return r;
+}
 
 static const struct {
 	const char *name;
@@ -243,6 +343,22 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
+	if (argc > 3 && !strcmp(argv[1], "chroot")) {
+		if (chroot(argv[2]) < 0 || chdir("/") < 0)
+			return result(errno);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc > 3 && !strcmp(argv[1], "pivot")) {
+		char old[4096];
+
+		snprintf(old, sizeof(old), "%s/old", argv[2]);
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    syscall(SYS_pivot_root, argv[2], old) < 0 || chdir("/") < 0)
+			return result(errno);
+		argv += 2;
+		argc -= 2;
+	}
 	op = argc > 1 ? argv[1] : "";
 	if (!strcmp(op, "exec") && argc >= 3) {
 		execv(argv[2], argv + 2);
@@ -346,6 +462,55 @@ int main(int argc, char **argv)
 		umount(argv[2]);
 		return result(0);
 	}
+	if ((!strcmp(op, "bind") || !strcmp(op, "move")) && argc == 4) {
+		int bind = !strcmp(op, "bind");
+
+		if (mount(argv[2], argv[3], NULL, bind ? MS_BIND : MS_MOVE, NULL) < 0)
+			return result(errno);
+		if (bind)
+			umount(argv[3]);
+		else
+			mount(argv[3], argv[2], NULL, MS_MOVE, NULL);
+		return result(0);
+	}
+	if (!strcmp(op, "remount") && argc == 3) {
+		if (mount(NULL, argv[2], NULL, MS_REMOUNT | MS_BIND | MS_NOSUID, NULL) < 0)
+			return result(errno);
+		mount(NULL, argv[2], NULL, MS_REMOUNT | MS_BIND, NULL);
+		return result(0);
+	}
+	if (!strcmp(op, "propagation") && argc == 3)
+		return result(mount(NULL, argv[2], NULL, MS_PRIVATE, NULL) < 0 ? errno : 0);
+	if ((!strcmp(op, "umount") || !strcmp(op, "umount-detach")) && argc == 3)
+		return result(umount2(argv[2], op[6] ? MNT_DETACH : 0) < 0 ? errno : 0);
+	if (!strcmp(op, "pivot-root") && argc == 3) {
+		char old[4096];
+
+		snprintf(old, sizeof(old), "%s/old", argv[2]);
+		if (unshare(CLONE_NEWNS) < 0)
+			return result(errno);
+		/* Denied with the rest where mount is; pivot_root(2) is then denied by its own hook. */
+		mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+		return result(syscall(SYS_pivot_root, argv[2], old) < 0 ? errno : 0);
+	}
+	if ((!strcmp(op, "open-tree") || !strcmp(op, "open-tree-clone")) && argc == 3) {
+		int fd = open_tree(AT_FDCWD, argv[2],
+				   op[9] ? OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC :
+					   OPEN_TREE_CLOEXEC);
+
+		return result(fd < 0 ? errno : 0);
+	}
+	if (!strcmp(op, "mount-setattr") && argc == 3) {
+		struct mount_attr set = { .attr_set = MOUNT_ATTR_NOSUID };
+		struct mount_attr clr = { .attr_clr = MOUNT_ATTR_NOSUID };
+
+		if (mount_setattr(AT_FDCWD, argv[2], 0, &set, sizeof(set)) < 0)
+			return result(errno);
+		mount_setattr(AT_FDCWD, argv[2], 0, &clr, sizeof(clr));
+		return result(0);
+	}
+	if (!strcmp(op, "api") && argc >= 3)
+		return result(api_steps(argc - 2, argv + 2));
 	if (!strcmp(op, "ptrace") && argc == 2) {
 		pid_t child = fork();
 		int st;
@@ -491,6 +656,19 @@ int main(int argc, char **argv)
 		if (fd < 0)
 			return result(errno);
 		return result(map_exec(fd));
+	}
+	if (!strcmp(op, "read-handle-via") && argc == 4) {
+		struct file_handle *h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
+		int mount_id, mfd;
+
+		h->handle_bytes = MAX_HANDLE_SZ;
+		if (name_to_handle_at(AT_FDCWD, argv[3], h, &mount_id, 0) < 0)
+			return result(errno);
+		mfd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (mfd < 0)
+			return result(errno);
+		fd = open_by_handle_at(mfd, h, O_RDONLY | O_CLOEXEC);
+		return result(fd < 0 ? errno : 0);
 	}
 	if (!strcmp(op, "read-handle") && argc == 3) {
 		struct file_handle *h = malloc(sizeof(*h) + MAX_HANDLE_SZ);

@@ -63,6 +63,17 @@ static const struct name hooks[] = {
 	{ KRSI_HOOK_PATHLESS, "pathless_exec" }, { KRSI_HOOK_REPLACE, "replace" },
 };
 
+/* Mount events: the syscall each hook stands for (enum krsi_mount_call). */
+static const struct name mount_calls[] = {
+	{ KRSI_MOUNT_MOUNT, "mount" },		{ KRSI_MOUNT_MOVE, "move_mount" },
+	{ KRSI_MOUNT_UMOUNT, "umount" },	{ KRSI_MOUNT_PIVOT_ROOT, "pivot_root" },
+	{ KRSI_MOUNT_RECONFIGURE, "fsconfig_reconfigure" },
+	{ KRSI_MOUNT_CREATE, "fsconfig_create" },
+	{ KRSI_MOUNT_CLONE, "open_tree_clone" }, { KRSI_MOUNT_SETATTR, "mount_setattr" },
+	{ KRSI_MOUNT_FSOPEN, "fsopen" },	{ KRSI_MOUNT_FSPICK, "fspick" },
+	{ KRSI_MOUNT_FSMOUNT, "fsmount" },
+};
+
 static int lookup(const struct name *t, size_t n, const char *prefix, const char *name)
 {
 	size_t plen = prefix ? strlen(prefix) : 0;
@@ -124,4 +135,9 @@ const char *names_socktype_str(int type)
 const char *names_hook_str(int hook)
 {
 	return rlookup(hooks, ARRAY_SIZE(hooks), hook);
+}
+
+const char *names_mount_call_str(int call)
+{
+	return rlookup(mount_calls, ARRAY_SIZE(mount_calls), call);
 }

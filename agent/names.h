@@ -15,5 +15,6 @@ const char *names_cap_str(int cap);
 const char *names_family_str(int family);
 const char *names_socktype_str(int type);
 const char *names_hook_str(int hook);
+const char *names_mount_call_str(int call);
 
 #endif

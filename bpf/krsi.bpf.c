@@ -293,6 +293,12 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		cg->flags |= KRSI_CG_ARMED; /* racing CPUs set the same bit */
 		armed_notify(id);
 	}
+	if (arm && !cg->root_dentry) {
+		struct task_struct *task = bpf_get_current_task_btf();
+
+		cg->root_mnt = (__u64)task->fs->root.mnt;
+		cg->root_dentry = (__u64)task->fs->root.dentry;
+	}
 	c->cg = cg;
 	c->pol = pol;
 	c->cgid = id;
@@ -447,18 +453,139 @@ static __always_inline int flag_check(__u32 hook, __s32 arg, __u64 value, const 
 	return decide(&c, &r);
 }
 
-/* Resolve PATH (the task's view, relative to its root) into the scratch key. */
+/*
+ * The kernel's own file systems have one tree each, the same in every instance, and one place
+ * where every system mounts it. A file on one of them is named by that place and its path in
+ * the tree, however it was reached: a rule on /proc/sys/kernel/core_pattern holds for a procfs
+ * instance the container mounted elsewhere, for a bind mount of /proc/sys, under any root.
+ */
+#define PROC_SUPER_MAGIC 0x9fa0
+#define SYSFS_MAGIC 0x62656572
+#define DEBUGFS_MAGIC 0x64626720
+#define TRACEFS_MAGIC 0x74726163
+#define SECURITYFS_MAGIC 0x73636673
+#define CONFIGFS_MAGIC 0x62656570
+
+static __always_inline int ktree_prefix(struct super_block *sb, const char **prefix)
+{
+	switch (sb->s_magic) {
+	case PROC_SUPER_MAGIC: *prefix = "/proc"; return 5;
+	case SYSFS_MAGIC: *prefix = "/sys"; return 4;
+	case DEBUGFS_MAGIC: *prefix = "/sys/kernel/debug"; return 17;
+	case TRACEFS_MAGIC: *prefix = "/sys/kernel/tracing"; return 19;
+	case SECURITYFS_MAGIC: *prefix = "/sys/kernel/security"; return 20;
+	case CONFIGFS_MAGIC: *prefix = "/sys/kernel/config"; return 18;
+	}
+	return 0;
+}
+
+/* Built from the last component back, in a buffer that every masked offset and size fits. */
+#define KTREE_BUF 1024
+#define KTREE_OFF (KTREE_BUF / 2 - 1)
+#define KTREE_NAME (KTREE_BUF / 4 - 1)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, char[KTREE_BUF]);
+} ktree_buf SEC(".maps");
+
+/* One step of ktree_path(): the name of one directory, from the last component back. */
+struct ktree_walk {
+	__u64 d;	    /* struct dentry *: the next component */
+	const char *prefix; /* a constant string */
+	int plen;
+	int pos;	    /* where the path starts in ktree_buf */
+	int done;	    /* 1: the path is in ktree_buf from pos; -1: it cannot be told */
+};
+
+static long ktree_step(__u32 i, void *arg)
+{
+	struct ktree_walk *w = arg;
+	struct dentry *d = (void *)w->d, *parent = BPF_CORE_READ(d, d_parent);
+	__u32 zero = 0;
+	char *buf = bpf_map_lookup_elem(&ktree_buf, &zero);
+	int pos = w->pos, len;
+
+	if (!buf || pos < 0 || pos > KTREE_OFF) {
+		w->done = -1;
+		return 1;
+	}
+	if (parent == d) {
+		w->done = -1;
+		if (d != BPF_CORE_READ(d, d_sb, s_root))
+			return 1; /* disconnected: where it is cannot be told */
+		if (pos == KTREE_OFF)
+			buf[--pos & KTREE_OFF] = '/'; /* the tree's root itself */
+		if (pos < w->plen)
+			return 1;
+		pos -= w->plen;
+		if (bpf_probe_read_kernel(buf + (pos & KTREE_OFF), w->plen & 31, w->prefix) < 0)
+			return 1;
+		w->pos = pos;
+		w->done = 1;
+		return 1;
+	}
+	len = BPF_CORE_READ(d, d_name.len);
+	if (len > KTREE_NAME || pos < len + 1 + w->plen) {
+		w->done = -1;
+		return 1;
+	}
+	pos -= len;
+	if (bpf_probe_read_kernel(buf + (pos & KTREE_OFF), len & KTREE_NAME,
+				  BPF_CORE_READ(d, d_name.name)) < 0) {
+		w->done = -1;
+		return 1;
+	}
+	buf[--pos & KTREE_OFF] = '/';
+	w->pos = pos;
+	w->d = (__u64)parent;
+	return 0;
+}
+
+/*
+ * The path of D in its kernel file system's tree, under PREFIX (PLEN bytes), into OUT
+ * (KRSI_PATH_MAX bytes): false when it is longer, deeper than KRSI_DIR_DEPTH, or cut off from
+ * its tree's root (a disconnected dentry).
+ */
+static __always_inline bool ktree_path(struct dentry *d, const char *prefix, int plen,
+				       char *out)
+{
+	struct ktree_walk w = { .d = (__u64)d, .prefix = prefix, .plen = plen, .pos = KTREE_OFF };
+	__u32 zero = 0;
+	char *buf = bpf_map_lookup_elem(&ktree_buf, &zero);
+
+	if (!buf)
+		return false;
+	buf[KTREE_OFF] = 0;
+	bpf_loop(KRSI_DIR_DEPTH + 1, ktree_step, &w, 0);
+	if (w.done != 1 || KTREE_OFF - w.pos >= KRSI_PATH_MAX)
+		return false;
+	return bpf_probe_read_kernel_str(out, KRSI_PATH_MAX, buf + (w.pos & KTREE_OFF)) > 0;
+}
+
+/*
+ * Resolve PATH into the scratch key: the task's view, relative to its root, or for a file of
+ * the kernel's own file systems, its place in their tree (ktree_prefix).
+ */
 static __always_inline struct krsi_path_key *path_resolve(struct path *path)
 {
 	struct krsi_path_key *k;
+	const char *prefix;
 	__u32 zero = 0;
+	int plen;
 
 	k = bpf_map_lookup_elem(&scratch, &zero);
 	if (!k)
 		return NULL;
-	/* Too long (ENAMETOOLONG) or unresolvable: no path rule can match. See docs. */
-	if (bpf_d_path(path, k->path, sizeof(k->path)) < 0)
+	plen = ktree_prefix(path->dentry->d_sb, &prefix);
+	if (plen) {
+		if (!ktree_path(path->dentry, prefix, plen, k->path))
+			return NULL;
+	} else if (bpf_d_path(path, k->path, sizeof(k->path)) < 0) {
+		/* Too long (ENAMETOOLONG) or unresolvable: no path rule can match. See docs. */
 		return NULL;
+	}
 	k->prefixlen = (sizeof(*k) - sizeof(k->prefixlen)) * 8;
 	return k;
 }
@@ -477,6 +604,9 @@ static __always_inline __u32 file_pathless(struct file *f)
 	/* An internal mount, or none any more (a lazy unmount clears mnt_ns). */
 	if (ns == MNT_NS_INTERNAL || !ns)
 		return KRSI_MATCH_MEMFD;
+	/* Not in the task's mount tree: a detached copy, an instance never attached. */
+	if (ns != (unsigned long)bpf_get_current_task_btf()->nsproxy->mnt_ns)
+		return KRSI_MATCH_DETACHED;
 	if (!f->f_path.dentry->d_inode->__i_nlink)
 		return KRSI_MATCH_UNLINKED;
 	return 0;
@@ -526,6 +656,142 @@ static __always_inline struct krsi_path_key *fpath_get(struct fpath *fp, struct 
 	return fp->k;
 }
 
+enum walk {
+	WALK_NONE = 0,	  /* no directory of a rule above the file */
+	WALK_MATCH = 1,	  /* the directory of a rule is above the file */
+	WALK_UNKNOWN = 2, /* the file is cut off from its file system's root: cannot tell */
+};
+
+/* Whether directory D is the directory of a directory rule of KIND (K's kind). */
+static __always_inline bool dir_rule(struct krsi_inode_key *k, struct dentry *d)
+{
+	k->dev = BPF_CORE_READ(d, d_sb, s_dev);
+	k->ino = BPF_CORE_READ(d, d_inode, i_ino);
+	return inode_rule(k);
+}
+
+/* The state of dir_walk(), one directory a step. Pointers are kept as numbers. */
+struct dir_walk_state {
+	struct krsi_inode_key k;
+	__u64 d, vm, m;	       /* the directory reached, its mount (vfsmount, mount) */
+	__u64 root, root_mnt;  /* the task's root */
+	__u64 sub;	       /* the root of the first mount met that shows a subtree */
+	int result;	       /* enum walk; -1 while walking */
+	bool second;	       /* walking up from sub */
+	bool at_root;
+};
+
+/* The walk up from SUB, or the end when no mount showed a subtree. */
+static __always_inline long dir_walk_second(struct dir_walk_state *w)
+{
+	if (!w->sub) {
+		w->result = WALK_NONE;
+		return 1;
+	}
+	w->second = true;
+	w->d = w->sub;
+	return 0;
+}
+
+static long dir_walk_step(__u32 i, void *arg)
+{
+	struct dir_walk_state *w = arg;
+	struct dentry *d = (void *)w->d, *parent = BPF_CORE_READ(d, d_parent);
+
+	if (!w->second) {
+		struct vfsmount *vm = (void *)w->vm;
+
+		if (w->d == w->root && w->vm == w->root_mnt)
+			w->at_root = true;
+		if (d == BPF_CORE_READ(vm, mnt_root)) {
+			/* The root of a mount: go on from where it is mounted (the same path). */
+			struct mount *m = (void *)w->m, *pm = BPF_CORE_READ(m, mnt_parent);
+
+			if (!w->sub && parent != d)
+				w->sub = w->d; /* the mount shows a subtree: its ancestors come next */
+			if (pm == m)
+				return dir_walk_second(w); /* the top: the namespace's, or a detached tree's */
+			w->d = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
+			w->m = (__u64)pm;
+			w->vm = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
+			return 0;
+		}
+	}
+	if (parent == d) {
+		/* A file system's root: the end, or cut off (a file handle's disconnected file). */
+		if (d != BPF_CORE_READ(d, d_sb, s_root)) {
+			w->result = WALK_UNKNOWN;
+			return 1;
+		}
+		if (w->second) {
+			w->result = WALK_NONE;
+			return 1;
+		}
+		return dir_walk_second(w);
+	}
+	w->d = (__u64)parent;
+	if (dir_rule(&w->k, parent)) {
+		w->result = WALK_MATCH;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Whether the directory of a directory rule of KIND is above file F, by identity: among the
+ * directories above F across mounts, up to the top of the mount tree F is on, past the task's
+ * root (a chroot or a pivot_root changes no answer); and where a mount shows a subtree of its
+ * file system (a bind mount or detached copy of a subdirectory, or the mount a file handle was
+ * opened through), also among the subtree's ancestors in that file system. So a rule on /tmp
+ * holds for /tmp/x reached as /x after chroot("/tmp"), through a bind mount of /tmp/sub, or
+ * through a detached copy of /tmp. *AT_ROOT: the walk passed the task's root, so the path that
+ * bpf_d_path() gives is F's path from that root. At most KRSI_DIR_DEPTH directories each way;
+ * bpf_loop() keeps the verifier's work to one step.
+ */
+static __always_inline enum walk dir_walk(struct ctx *c, struct file *f, __u32 kind, bool *at_root)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vfsmount *vm = f->f_path.mnt;
+	struct dir_walk_state w = {
+		.k = { .slot = c->pol->slot, .kind = kind | KRSI_KIND_DIR },
+		.d = (__u64)f->f_path.dentry,
+		.vm = (__u64)vm,
+		.m = (__u64)vm - bpf_core_field_offset(struct mount, mnt),
+		.root = (__u64)task->fs->root.dentry,
+		.root_mnt = (__u64)task->fs->root.mnt,
+		.result = -1,
+	};
+
+	bpf_loop(2 * KRSI_DIR_DEPTH, dir_walk_step, &w, 0);
+	*at_root = w.at_root;
+	return w.result < 0 ? WALK_NONE : w.result;
+}
+
+/*
+ * Whether the path bpf_d_path() gives for a file that dir_walk() found AT_ROOT names the file
+ * the rules mean: the task's root is still the one it was armed with (no chroot, no
+ * pivot_root), or, for a registration armed before any execve was seen, is the root of a mount
+ * attached right at the top of the task's mount tree. Path admission by allow rules needs it:
+ * in a tree of the container's own making, any path can name any file.
+ */
+static __always_inline bool path_trusted(struct ctx *c, bool at_root)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct dentry *root = task->fs->root.dentry;
+	struct vfsmount *root_mnt = task->fs->root.mnt;
+	struct mount *m, *pm;
+
+	if (!at_root)
+		return false;
+	if (c->cg->root_dentry)
+		return c->cg->root_dentry == (__u64)root && c->cg->root_mnt == (__u64)root_mnt;
+	if (root != root_mnt->mnt_root)
+		return false;
+	m = (void *)root_mnt - bpf_core_field_offset(struct mount, mnt);
+	pm = BPF_CORE_READ(m, mnt_parent);
+	return pm == m || BPF_CORE_READ(pm, mnt_parent) == pm;
+}
+
 /*
  * Whether file F matches a rule of KIND: by its identity first (one hash lookup), then by its
  * path. Where the policy has no directory rule of KIND, the path is resolved only if the
@@ -558,14 +824,25 @@ static __always_inline bool file_match(struct ctx *c, struct file *f, __u32 kind
 			return false;
 	}
 	k = fpath_get(fp, f);
-	if (!k)
-		return false;
-	k->slot = c->pol->slot;
-	k->kind = kind;
-	if (!bpf_map_lookup_elem(&path_rules, k))
-		return false;
-	r->arg = call | KRSI_MATCH_PATH << 8;
-	return true;
+	if (k) {
+		k->slot = c->pol->slot;
+		k->kind = kind;
+		if (bpf_map_lookup_elem(&path_rules, k)) {
+			r->arg = call | KRSI_MATCH_PATH << 8;
+			return true;
+		}
+	}
+	/* A deny list's directories by identity: where the path does not tell (see dir_walk). */
+	if (kind < KRSI_PATH_ALLOW && (c->pol->dirs & (1u << kind))) {
+		bool at_root;
+		enum walk w = dir_walk(c, f, kind, &at_root);
+
+		if (w != WALK_NONE) {
+			r->arg = call | (w == WALK_MATCH ? KRSI_MATCH_DIR : KRSI_MATCH_CUT_OFF) << 8;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* A verdict on file F: name it in the report, count, report. */
@@ -580,40 +857,6 @@ static __always_inline int file_decide(struct ctx *c, struct file *f, struct fpa
 	return decide(c, r);
 }
 
-/*
- * Whether an ancestor of F, up to the task's root and across mounts, is the directory of a
- * directory rule of KIND (by identity): for file_mprotect, where bpf_d_path() is not allowed.
- */
-static __always_inline bool dir_ancestor(struct ctx *c, struct file *f, __u32 kind)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct dentry *root = task->fs->root.dentry, *d = f->f_path.dentry;
-	struct vfsmount *root_mnt = task->fs->root.mnt, *vm = f->f_path.mnt;
-	struct mount *m = (void *)vm - bpf_core_field_offset(struct mount, mnt);
-	struct krsi_inode_key k = { .slot = c->pol->slot, .kind = kind | KRSI_KIND_DIR };
-
-	for (int i = 0; i < KRSI_DIR_DEPTH; i++) {
-		if (d == root && vm == root_mnt)
-			return false;
-		if (d == BPF_CORE_READ(vm, mnt_root)) {
-			/* The root of a mount: go on from where it is mounted (the same path). */
-			struct mount *parent = BPF_CORE_READ(m, mnt_parent);
-
-			if (parent == m)
-				return false;
-			d = BPF_CORE_READ(m, mnt_mountpoint);
-			m = parent;
-			vm = (void *)m + bpf_core_field_offset(struct mount, mnt);
-			continue;
-		}
-		d = BPF_CORE_READ(d, d_parent);
-		k.dev = BPF_CORE_READ(d, d_sb, s_dev);
-		k.ino = BPF_CORE_READ(d, d_inode, i_ino);
-		if (inode_rule(&k))
-			return true;
-	}
-	return false;
-}
 
 /*
  * file_match() without bpf_d_path(): exact rules by identity, directory rules by the identity
@@ -631,9 +874,15 @@ static __always_inline bool file_match_nopath(struct ctx *c, struct file *f, __u
 		r->arg = call | KRSI_MATCH_INODE << 8;
 		return true;
 	}
-	if ((c->pol->dirs & (1u << kind)) && dir_ancestor(c, f, kind)) {
-		r->arg = call | KRSI_MATCH_PATH << 8;
-		return true;
+	if (c->pol->dirs & (1u << kind)) {
+		bool at_root;
+		enum walk w = dir_walk(c, f, kind, &at_root);
+
+		/* A deny list takes what cannot be told; an allow list admits only a match. */
+		if (w == WALK_MATCH || (w == WALK_UNKNOWN && kind < KRSI_PATH_ALLOW)) {
+			r->arg = call | (w == WALK_MATCH ? KRSI_MATCH_DIR : KRSI_MATCH_CUT_OFF) << 8;
+			return true;
+		}
 	}
 	return false;
 }
@@ -665,10 +914,11 @@ verdict:
  * allow list (HOOK's bit in the policy's allow), a file that no allow rule admits is denied.
  *
  * Exec allow rules admit by identity only: the file an exact rule found at its path, or a file
- * below the directory a directory rule found (across mounts). Those stay in place (replace),
- * so that no new code takes an admitted path. Read and write allow rules admit by identity or
- * by path; by path, a file with more than one name is not admitted, or a hard link made into
- * an allowed directory would admit any file of the same file system.
+ * below the directory a directory rule found (dir_walk). Those stay in place (replace), so that
+ * no new code takes an admitted path. Read and write allow rules admit by identity, or by path
+ * for what was not there when the rules were resolved: only a path from the container's own
+ * root (path_trusted), and only for a file with one name, or a hard link made into an allowed
+ * directory would admit any file of the same file system.
  */
 static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind, __u32 hook,
 				      __u32 call, struct fpath *fp)
@@ -692,10 +942,21 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 	if (kind == KRSI_PATH_EXEC) {
 		if (file_match_nopath(c, f, KRSI_PATH_ALLOW_EXEC, call, &r))
 			return 0;
-	} else if (file_match(c, f, kind + KRSI_PATH_ALLOW, call, fp, &r)) {
-		if (((r.arg >> 8) & 0xff) == KRSI_MATCH_INODE ||
-		    f->f_path.dentry->d_inode->__i_nlink <= 1)
+	} else {
+		struct inode *inode = f->f_path.dentry->d_inode;
+		struct krsi_inode_key ik = { .slot = c->pol->slot, .kind = kind + KRSI_PATH_ALLOW,
+					     .dev = inode->i_sb->s_dev, .ino = inode->i_ino };
+		struct krsi_path_key *k;
+		bool at_root;
+
+		if (inode_rule(&ik) || dir_walk(c, f, ik.kind, &at_root) == WALK_MATCH)
 			return 0;
+		if (path_trusted(c, at_root) && inode->__i_nlink <= 1 && (k = fpath_get(fp, f))) {
+			k->slot = c->pol->slot;
+			k->kind = ik.kind;
+			if (bpf_map_lookup_elem(&path_rules, k))
+				return 0;
+		}
 	}
 	r.arg = call | KRSI_MATCH_NOT_ALLOWED << 8;
 	return file_decide(c, f, fp, &r);
@@ -951,22 +1212,102 @@ int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, 
 	return net_check(name, msg->msg_namelen, KRSI_NET_CONNECT, KRSI_HOOK_CONNECT);
 }
 
+/*
+ * "mount": every change to the mount table and every new file system instance, one program
+ * per route (kernel/MOUNT-HOOKS.md has the map). mount(2) in all its forms passes sb_mount
+ * first; the new mount API passes fs_context_open (fsopen, fspick), sb_kern_mount (fsconfig's
+ * CMD_CREATE), sb_remount (its CMD_RECONFIGURE), fs_context_mount (fsmount), mount_clone
+ * (open_tree's OPEN_TREE_CLONE), mount_setattr and move_mount. The last four and
+ * fs_context_open are hooks of the kernel series. The runtime's own mounts run before the
+ * container's first execve, while its registration is not armed (policy_get).
+ */
 SEC("lsm/sb_mount")
 int BPF_PROG(sb_mount, const char *dev_name, const struct path *path, const char *type,
 	     unsigned long flags, void *data, int ret)
 {
 	if (ret)
 		return ret;
-	return flag_check(KRSI_HOOK_MOUNT, 0, flags, type);
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_MOUNT, flags, type);
 }
 
-/* The new mount API (fsopen, fsmount) attaches through move_mount, never sb_mount. */
 SEC("lsm/move_mount")
 int BPF_PROG(move_mount, const struct path *from_path, const struct path *to_path, int ret)
 {
 	if (ret)
 		return ret;
-	return flag_check(KRSI_HOOK_MOUNT, 1, 0, NULL);
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_MOVE, 0,
+			  from_path->mnt->mnt_sb->s_type->name);
+}
+
+SEC("lsm/sb_umount")
+int BPF_PROG(sb_umount, struct vfsmount *mnt, int flags, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_UMOUNT, flags, mnt->mnt_sb->s_type->name);
+}
+
+SEC("lsm/sb_pivotroot")
+int BPF_PROG(sb_pivotroot, const struct path *old_path, const struct path *new_path, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_PIVOT_ROOT, 0,
+			  new_path->mnt->mnt_sb->s_type->name);
+}
+
+SEC("lsm/sb_remount")
+int BPF_PROG(sb_remount, struct super_block *sb, void *mnt_opts, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_RECONFIGURE, 0, sb->s_type->name);
+}
+
+SEC("lsm/sb_kern_mount")
+int BPF_PROG(sb_kern_mount, struct super_block *sb, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_CREATE, sb->s_flags, sb->s_type->name);
+}
+
+SEC("lsm/mount_clone")
+int BPF_PROG(mount_clone, const struct path *path, bool recurse, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_CLONE, recurse,
+			  path->mnt->mnt_sb->s_type->name);
+}
+
+SEC("lsm/mount_setattr")
+int BPF_PROG(mount_setattr, const struct path *path, unsigned int attr_set,
+	     unsigned int attr_clr, unsigned int propagation, bool recurse, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_SETATTR,
+			  attr_set | (__u64)attr_clr << 32, path->mnt->mnt_sb->s_type->name);
+}
+
+#define FS_CONTEXT_FOR_MOUNT 0
+SEC("lsm/fs_context_open")
+int BPF_PROG(fs_context_open, struct fs_context *fc, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT,
+			  fc->purpose == FS_CONTEXT_FOR_MOUNT ? KRSI_MOUNT_FSOPEN : KRSI_MOUNT_FSPICK,
+			  0, fc->fs_type->name);
+}
+
+SEC("lsm/fs_context_mount")
+int BPF_PROG(fs_context_mount, struct fs_context *fc, unsigned int mnt_flags, int ret)
+{
+	if (ret)
+		return ret;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_FSMOUNT, mnt_flags, fc->fs_type->name);
 }
 
 /* Attaching to another process; reading /proc/PID files (PTRACE_MODE_READ) stays allowed. */

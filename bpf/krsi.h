@@ -48,7 +48,7 @@ enum krsi_hook {
 	KRSI_HOOK_SOCKET,	   /* socket_create: family and type */
 	KRSI_HOOK_CONNECT,	   /* socket_connect: address and port */
 	KRSI_HOOK_BIND,		   /* socket_bind: address and port */
-	KRSI_HOOK_MOUNT,	   /* sb_mount, move_mount */
+	KRSI_HOOK_MOUNT,	   /* every change to the mount table (enum krsi_mount_call) */
 	KRSI_HOOK_PTRACE,	   /* ptrace_access_check (attach), ptrace_traceme */
 	KRSI_HOOK_MODULE,	   /* kernel_module_request, kernel_read_file, kernel_load_data */
 	KRSI_HOOK_BPF,		   /* bpf() */
@@ -83,6 +83,11 @@ enum krsi_match {
 	KRSI_MATCH_UNLINKED = 3, /* pathless: a file with no name left (deleted, O_TMPFILE) */
 	KRSI_MATCH_NOT_ALLOWED = 4, /* the kind has an allow list, and nothing in it matched */
 	KRSI_MATCH_EXEC_ALLOWED = 5, /* a write to a file or directory allowed for exec */
+	KRSI_MATCH_DIR = 6,	/* a directory rule's directory, by identity, is above the file */
+	KRSI_MATCH_CUT_OFF = 7, /* a deny list's directory rules: the file is cut off from its
+				 * file system's root (a file handle), so none can be ruled out */
+	KRSI_MATCH_DETACHED = 8, /* pathless: on a mount outside the task's mount namespace (a
+				  * detached copy or a file system instance never attached) */
 };
 
 /*
@@ -97,6 +102,24 @@ enum krsi_replace_call {
 	KRSI_REPLACE_LINK = 2,
 	KRSI_REPLACE_UNLINK = 3,
 	KRSI_REPLACE_RMDIR = 4,
+};
+
+/*
+ * krsi_event.arg of mount events: the call, by the hook that saw it. The event's path is the
+ * file system type (where the hook knows it) and its value the call's flags.
+ */
+enum krsi_mount_call {
+	KRSI_MOUNT_MOUNT = 0,	   /* sb_mount: mount(2), every form */
+	KRSI_MOUNT_MOVE = 1,	   /* move_mount: move_mount(2) */
+	KRSI_MOUNT_UMOUNT = 2,	   /* sb_umount: umount(2), umount2(2) */
+	KRSI_MOUNT_PIVOT_ROOT = 3, /* sb_pivotroot: pivot_root(2) */
+	KRSI_MOUNT_RECONFIGURE = 4, /* sb_remount: fsconfig(FSCONFIG_CMD_RECONFIGURE) */
+	KRSI_MOUNT_CREATE = 5,	   /* sb_kern_mount: fsconfig(FSCONFIG_CMD_CREATE) */
+	KRSI_MOUNT_CLONE = 6,	   /* mount_clone: open_tree(OPEN_TREE_CLONE) */
+	KRSI_MOUNT_SETATTR = 7,	   /* mount_setattr: mount_setattr(2) */
+	KRSI_MOUNT_FSOPEN = 8,	   /* fs_context_open: fsopen(2) */
+	KRSI_MOUNT_FSPICK = 9,	   /* fs_context_open: fspick(2) */
+	KRSI_MOUNT_FSMOUNT = 10,   /* fs_context_mount: fsmount(2) */
 };
 
 /* krsi_event.arg of wx events: the call (low byte, KRSI_CALL_MMAP or _MPROTECT) and why. */
@@ -286,6 +309,10 @@ struct krsi_cgroup {
 	__u32 flags; /* KRSI_CG_* */
 	__u64 denied;  /* denials (enforce) under this registration */
 	__u64 audited; /* would-be denials (audit) */
+	/* The root of the task whose execve armed it, or the first execve after: set by the
+	 * programs, compared only (path_trusted); 0 from the agent. */
+	__u64 root_dentry;
+	__u64 root_mnt;
 };
 
 /* Value of the registry map, keyed by cgroup id: the agent's bookkeeping, pinned so that it

@@ -53,6 +53,7 @@ done
 : >$K/data/file
 ln -s $K/other-file $K/data/link-other
 echo public >$K/pub/file
+mkdir -p $K/fake$K/data && : >$K/fake$K/data/f   # a tree with the allowed directory's path in it
 echo secret >$K/secret
 
 # Deny and allow networks overlap on purpose: a deny rule wins, wider or narrower, for its
@@ -121,6 +122,12 @@ rows=(
 	"write to a file no allow rule names|write $K/other-file|EPERM|write|\"path\":\"$K/other-file\",\"match\":\"not allowed\""
 	"write through a symlink in an allowed directory|write $K/data/link-other|EPERM|write|\"path\":\"$K/other-file\""
 	"create a file in an allowed directory|create $K/data/new-%s|ok||"
+	# A path names a file only from the container's own root: in a tree the container made, an
+	# allowed path names any file it likes. The directory itself is found under any root.
+	"write by an allowed path under chroot into another tree|chroot $K/fake write $K/data/f|EPERM|write|\"match\":\"not allowed\""
+	"write by an allowed path in a detached copy of another tree|api clone=$K/fake write=${K#/}/data/f|EPERM|write|\"match\":\"not allowed\""
+	"write in an allowed directory reached under chroot|chroot $K write /data/file|ok||"
+	"write in an allowed directory through a detached copy of it|api clone=$K/data write=file|ok||"
 	"write to a file allowed for exec|write $K/ok-exec|EPERM|replace|\"call\":\"write\",\"match\":\"allowed for exec\""
 	"create a file in a directory allowed for exec|create $K/bin/new-%s|EPERM|replace|\"path\":\"$K/bin/new-%s\",\"call\":\"write\""
 	"create a file at an exact exec rule's absent path|create $K/absent-%s|EPERM|replace|\"path\":\"$K/absent-%s\",\"call\":\"write\""

@@ -39,7 +39,11 @@ total_events() {
 # ---- fixtures ----
 
 ip link set lo up 2>/dev/null
-mkdir -p $K/xdir $K/rdir $K/wdir $K/mnt $K/swap $K/tdir $K/sub
+mkdir -p $K/xdir $K/rdir $K/wdir $K/mnt $K/swap $K/tdir $K/sub $K/um $K/mt $K/mv
+# Mounts of the host's for the container to change: unmount ($K/um), move ($K/mv), change
+# the flags or propagation of, copy, pick or pivot into ($K/mt).
+mount -t tmpfs kc-mt $K/mt && mkdir $K/mt/old
+mount -t tmpfs kc-mv $K/mv
 cp /bin/echo $K/denied-exec
 cp /bin/echo $K/mv-exec
 cp /bin/echo $K/wxfile
@@ -73,11 +77,28 @@ deny_all='
 	"mount": true, "ptrace": true, "module": true, "bpf": true, "userns": true, "wx": true,
 	"pathless_exec": true,
 	"capabilities": ["CAP_CHOWN"]'
+# The same directories under profiles without mount, for the rules under any root and through
+# any mount, and the kernel's knobs in any instance of their file system.
+dirs_rules='
+	"exec_dirs": ["/tmp/kc/xdir"],
+	"read_dirs": ["/tmp/kc/rdir"],
+	"write_dirs": ["/tmp/kc/wdir"],
+	"write": ["/proc/sys/kernel/core_pattern"],
+	"read": ["/sys/kernel/uevent_seqnum"]'
 cat >"$P/t-enforce.json" <<EOF
 { "name": "t-enforce", "version": 1, "mode": "enforce", $deny_all }
 EOF
 cat >"$P/t-audit.json" <<EOF
 { "name": "t-audit", "version": 1, "mode": "audit", $deny_all }
+EOF
+cat >"$P/t-dirs.json" <<EOF
+{ "name": "t-dirs", "version": 1, "mode": "enforce", $dirs_rules }
+EOF
+cat >"$P/t-dirs-audit.json" <<EOF
+{ "name": "t-dirs-audit", "version": 1, "mode": "audit", $dirs_rules }
+EOF
+cat >"$P/t-pathless.json" <<EOF
+{ "name": "t-pathless", "version": 1, "mode": "enforce", "pathless_exec": true }
 EOF
 cat >"$P/t-other.json" <<EOF
 { "name": "t-other", "version": 1, "mode": "enforce", "exec": ["/nonexistent"] }
@@ -122,7 +143,8 @@ mkdir -p $K/names
 	printf '] }\n'
 } >"$P/t-names.json"
 
-for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-names kc-enf/sub kc-enf/sub/deeper; do
+for c in kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-names kc-dirs kc-daud kc-pl \
+	kc-enf/sub kc-enf/sub/deeper; do
 	mkdir -p "$CG/$c"
 done
 
@@ -169,7 +191,7 @@ kinds=(
 	"open for read, by file handle|read-handle $K/secret|ok|read|\"match\""
 	"exec by mmap PROT_EXEC (a loader, dlopen)|mmap-exec $K/denied-exec|ok|exec|\"call\":\"mmap\""
 	"exec by mprotect PROT_EXEC|mprotect-exec $K/denied-exec|ok|exec|\"call\":\"mprotect\""
-	"exec by mprotect, directory rule|mprotect-exec $K/xdir/prog|ok|exec|\"call\":\"mprotect\",\"match\":\"path\""
+	"exec by mprotect, directory rule|mprotect-exec $K/xdir/prog|ok|exec|\"call\":\"mprotect\",\"match\":\"directory\""
 	"exec by mmap of a hard link|mmap-exec $K/hl-exec|ok|exec|\"call\":\"mmap\",\"match\":\"inode\""
 	"exec by mmap, directory rule|mmap-exec $K/xdir/prog|ok|exec|\"path\":\"$K/xdir/prog\""
 	"pathless exec, memfd_create + execveat|memfd-exec /bin/echo ok|ok|pathless_exec|\"match\":\"memfd\""
@@ -192,7 +214,6 @@ kinds=(
 	"connect, IPv4-mapped IPv6|connect ::ffff:127.0.1.9 99|ok|connect|\"address\":\"127.0.1.9\""
 	"sendto, unconnected UDP|sendto 127.0.1.33 53|ok|connect|\"address\":\"127.0.1.33\""
 	"bind|bind 127.0.0.3 0|ok|bind|\"address\":\"127.0.0.3\""
-	"mount|mount $K/mnt|ok|mount|\"fstype\":\"tmpfs\""
 	"ptrace attach|ptrace|ok|ptrace|\"target_pid\""
 	"ptrace traceme|traceme|ok|ptrace|\"target_pid\""
 	"kernel module load|module|ENOEXEC|module|\"load_data_id\""
@@ -219,6 +240,132 @@ for k in "${kinds[@]}"; do
 	check "$name: allowed on the host" probe_says "$allowed" "" "$@"
 	check "$name: allowed under another profile" probe_says "$allowed" kc-oth "$@"
 done
+
+# ---- every route to the mount table ----
+# "mount": true denies every way to change the mount table or to make a file system instance.
+# Rows whose op has @CG@ run the probe here and move it into the cgroup at that step: a file
+# system context or detached mount made outside, used inside. The host's $K/um is mounted
+# again before each probe that may have unmounted it.
+# name | probe op and arguments | the event's call
+routes=(
+	"mount(2), a new tmpfs|mount $K/mnt|mount"
+	"mount(2) MS_BIND|bind $K/xdir $K/mnt|mount"
+	"mount(2) MS_MOVE|move $K/mv $K/mnt|mount"
+	"mount(2) MS_REMOUNT with MS_BIND, a mount's flags|remount $K/mt|mount"
+	"mount(2) MS_PRIVATE, propagation|propagation $K/mt|mount"
+	"umount(2)|umount $K/um|umount"
+	"umount2(2) MNT_DETACH|umount-detach $K/um|umount"
+	"pivot_root(2)|pivot-root $K/mt|pivot_root"
+	"open_tree(2) OPEN_TREE_CLONE, a detached copy|open-tree-clone $K/mt|open_tree_clone"
+	"mount_setattr(2)|mount-setattr $K/mt|mount_setattr"
+	"fsopen(2)|api fsopen=tmpfs|fsopen"
+	"fsopen(2) of procfs|api fsopen=proc|fsopen"
+	"fspick(2)|api fspick=$K/mt|fspick"
+	"fsopen, fsconfig, fsmount, move_mount|api fsopen=tmpfs create fsmount move=$K/mnt umount=$K/mnt|fsopen"
+	"fsconfig CMD_CREATE of a context made outside|api fsopen=tmpfs join=@CG@ create|fsconfig_create"
+	"fsconfig CMD_RECONFIGURE of a context made outside|api fspick=$K/mt join=@CG@ reconfigure|fsconfig_reconfigure"
+	"fsmount(2) of a context made outside|api fsopen=tmpfs create join=@CG@ fsmount|fsmount"
+	"move_mount(2) of a mount made outside|api fsopen=tmpfs create fsmount join=@CG@ move=$K/mnt umount=$K/mnt|move_mount"
+)
+# route_says WANT CGROUP OP...: the probe's answer in CGROUP (here for "").
+route_says() {
+	local want=$1 cg=$2; shift 2
+	mountpoint -q $K/um || mount -t tmpfs kc-um $K/um
+	case "$*" in
+	*@CG@*)
+		local args=() a
+		for a in "$@"; do
+			if [ -n "$cg" ]; then args+=("${a//@CG@/$CG/$cg}"); else [ "$a" = "join=@CG@" ] || args+=("$a"); fi
+		done
+		probe_says "$want" "" "${args[@]}"
+		;;
+	*) probe_says "$want" "$cg" "$@" ;;
+	esac
+}
+for k in "${routes[@]}"; do
+	IFS='|' read -r name op call <<<"$k"
+	fixed="\"call\":\"$call\""
+	# shellcheck disable=SC2086
+	set -- $op
+	before=$(report_mark c-enf mount deny "$fixed")
+	check "mount: $name: EPERM under an enforcing profile" route_says EPERM kc-enf "$@"
+	check "mount: $name: event, call $call, verdict deny" new_report "$before" c-enf mount deny "$fixed"
+	before=$(report_mark c-aud mount audit "$fixed")
+	check "mount: $name: allowed under the audit profile" route_says ok kc-aud "$@"
+	check "mount: $name: event, call $call, verdict audit" new_report "$before" c-aud mount audit "$fixed"
+	check "mount: $name: allowed on the host" route_says ok "" "$@"
+	check "mount: $name: allowed under another profile" route_says ok kc-oth "$@"
+done
+
+# ---- rules under any root, through any mount ----
+# A directory rule names the directory, found among a file's ancestors by identity; a rule on
+# a kernel knob names it in every instance of its file system; pathless_exec takes what is on
+# no mount of the task's tree. kc-dirs (t-dirs: no mount rule, so the container may chroot,
+# pivot_root, mount and copy trees) must be denied, kc-daud (the same rules in audit mode;
+# kc-aud for pathless_exec) allowed and reported, the host allowed.
+check "register kc-dirs under t-dirs" krsictl register c-dirs --cgroup /kc-dirs --profile t-dirs
+check "register kc-daud under t-dirs-audit" \
+	krsictl register c-daud --cgroup /kc-daud --profile t-dirs-audit
+check "register kc-pl under t-pathless" krsictl register c-pl --cgroup /kc-pl --profile t-pathless
+mkdir -p $K/xdir/deep $K/pv $K/proc2 $K/psys $K/sys2 /tmp/kc-xb /tmp/kc-hb
+cp /bin/echo $K/xdir/deep/prog
+mount --bind $K/xdir/deep /tmp/kc-xb
+mount --bind $K/sub /tmp/kc-hb
+# A root to pivot into, with the rule directories bound into it.
+mount -t tmpfs kc-pv $K/pv && mkdir $K/pv/old $K/pv/r $K/pv/x $K/pv/w &&
+	mount --bind $K/rdir $K/pv/r && mount --bind $K/xdir $K/pv/x && mount --bind $K/wdir $K/pv/w
+# name | cgroups (denied, audited) | probe op | event hook | fixed string in the event
+anywhere=(
+	"read_dirs under chroot(2) of the rule's parent|kc-dirs kc-daud|chroot $K read /rdir/file|read|\"match\":\"directory\""
+	"read_dirs under chroot(2) into the rule's directory|kc-dirs kc-daud|chroot $K/rdir read /file|read|\"path\":\"/file\""
+	"write_dirs under chroot(2)|kc-dirs kc-daud|chroot $K write /wdir/file|write|\"match\":\"directory\""
+	"exec_dirs under chroot(2), by mmap|kc-dirs kc-daud|chroot $K mmap-exec /xdir/prog|exec|\"call\":\"mmap\""
+	"exec_dirs under chroot(2), by mprotect|kc-dirs kc-daud|chroot $K mprotect-exec /xdir/deep/prog|exec|\"call\":\"mprotect\""
+	"read_dirs after pivot_root(2)|kc-dirs kc-daud|pivot $K/pv read /r/file|read|\"path\":\"/r/file\""
+	"write_dirs after pivot_root(2)|kc-dirs kc-daud|pivot $K/pv write /w/file|write|\"path\":\"/w/file\""
+	"exec_dirs after pivot_root(2)|kc-dirs kc-daud|pivot $K/pv mmap-exec /x/prog|exec|\"path\":\"/x/prog\""
+	"exec_dirs through a bind mount of a subdirectory|kc-dirs kc-daud|exec /tmp/kc-xb/prog ok|exec|\"path\":\"/tmp/kc-xb/prog\""
+	"exec_dirs through a detached copy of the directory|kc-dirs kc-daud|api clone=$K/xdir exec=prog|exec|\"match\":\"directory\""
+	"read_dirs through a detached copy of the directory|kc-dirs kc-daud|api clone=$K/rdir read=file|read|\"match\":\"directory\""
+	"write_dirs through a detached copy of its parent|kc-dirs kc-daud|api clone=$K write=wdir/file|write|\"match\":\"directory\""
+	"read_dirs by a file handle through another mount|kc-dirs kc-daud|read-handle-via /tmp/kc-hb $K/rdir/file|read|\"match\""
+	"a knob through a procfs instance never attached|kc-dirs kc-daud|api fsopen=proc create fsmount write=sys/kernel/core_pattern|write|\"path\":\"/proc/sys/kernel/core_pattern\""
+	"a knob through a procfs instance mounted elsewhere|kc-dirs kc-daud|write $K/proc2/sys/kernel/core_pattern|write|\"path\":\"/proc/sys/kernel/core_pattern\""
+	"a knob through a bind mount of /proc/sys|kc-dirs kc-daud|write $K/psys/kernel/core_pattern|write|\"path\":\"/proc/sys/kernel/core_pattern\""
+	"a sysfs file through a sysfs instance mounted elsewhere|kc-dirs kc-daud|read $K/sys2/kernel/uevent_seqnum|read|\"path\":\"/sys/kernel/uevent_seqnum\""
+	"pathless_exec: a detached copy of a directory|kc-pl kc-aud|api clone=$K exec=allowed-exec|pathless_exec|\"match\":\"detached\""
+	"pathless_exec: a tmpfs instance never attached|kc-pl kc-aud|api fsopen=tmpfs create fsmount copy=p exec=p|pathless_exec|\"match\":\"detached\""
+)
+check "kc-dirs may mount procfs (t-dirs has no mount rule)" in_cg kc-dirs mount -t proc kc-proc $K/proc2
+check "kc-dirs may bind-mount /proc/sys" in_cg kc-dirs mount --bind /proc/sys $K/psys
+check "kc-dirs may mount sysfs" in_cg kc-dirs mount -t sysfs kc-sys $K/sys2
+for k in "${anywhere[@]}"; do
+	IFS='|' read -r name cgs op hook fixed <<<"$k"
+	read -r denied audited <<<"$cgs"
+	cont=c-${denied#kc-} acont=c-${audited#kc-}
+	# shellcheck disable=SC2086
+	set -- $op
+	before=$(report_mark "$cont" "$hook" deny "$fixed")
+	check "$name: EPERM" probe_says EPERM "$denied" "$@"
+	check "$name: event, verdict deny" new_report "$before" "$cont" "$hook" deny "$fixed"
+	before=$(report_mark "$acont" "$hook" audit "$fixed")
+	check "$name: allowed under audit" probe_says ok "$audited" "$@"
+	check "$name: event, verdict audit" new_report "$before" "$acont" "$hook" audit "$fixed"
+	check "$name: allowed on the host" probe_says ok "" "$@"
+done
+check "a knob that no rule names, through the same instance, stays allowed" \
+	probe_says ok kc-dirs write $K/proc2/sys/kernel/hostname
+check "a file outside the rule's directories, under chroot, stays allowed" \
+	probe_says ok kc-dirs chroot $K read /public
+check "a detached copy of a directory without rules stays readable" \
+	probe_says ok kc-dirs api clone=$K read=public
+umount $K/proc2 $K/psys $K/sys2 /tmp/kc-xb /tmp/kc-hb $K/pv/r $K/pv/x $K/pv/w $K/pv
+
+check "mount: open_tree(2) without a copy changes no mount table: allowed under mount" \
+	probe_says ok kc-enf open-tree $K/mt
+check "mount: the host's mounts are as they were" \
+	sh -c "mountpoint -q $K/mt && mountpoint -q $K/mv && ! mountpoint -q $K/mnt && test -d $K/mt/old"
+
 check "no event without a container: the host is silent" \
 	test "$(krsictl events | jq -r 'select(.container == null) | .hook' | wc -l)" = 0
 check "no event for kc-oth, whose profile matched nothing" \
@@ -542,8 +689,15 @@ od_profile 1 enforce ""
 check "krsid starts with one profile that denies only an exec" start_agent
 check "always attached: bprm_check_security, bpf_map, bpf_prog, cgroup_rmdir" \
 	test -e $L/bprm_check_security -a -e $L/bpf_map -a -e $L/bpf_prog -a -e $L/cgroup_rmdir
-check "no profile denies mount: sb_mount and move_mount have no link" \
-	test ! -e $L/sb_mount -a ! -e $L/move_mount
+MOUNT_PROGS="sb_mount move_mount sb_umount sb_pivotroot sb_remount sb_kern_mount mount_clone mount_setattr fs_context_open fs_context_mount"
+links_all() { # present|absent PROG...
+	local want=$1 p; shift
+	for p in "$@"; do
+		if [ -e "$L/$p" ]; then [ "$want" = present ] || { echo "$p has a link"; return 1; }
+		else [ "$want" = absent ] || { echo "$p has no link"; return 1; }; fi
+	done
+}
+check "no profile denies mount: none of its 10 programs has a link" links_all absent $MOUNT_PROGS
 check "an exec rule covers executable mappings: mmap_file and file_mprotect are attached" \
 	test -e $L/file_mprotect -a -e $L/mmap_file
 check "no profile sets read, write or capabilities: no link for their hooks" \
@@ -562,7 +716,7 @@ check "kc-od may mount while od denies no mount" probe_says ok kc-od mount $K/mn
 
 od_profile 2 enforce ', "mount": true'
 check "reload od with mount: true" krsictl profile reload
-check "sb_mount and move_mount are attached" test -e $L/sb_mount -a -e $L/move_mount
+check "all 10 mount programs are attached" links_all present $MOUNT_PROGS
 check_output "krsid logs the attachment" 'hook sb_mount attached' cat "$LOG"
 check "kc-od's mount is now denied" probe_says EPERM kc-od mount $K/mnt
 check "the host's mount is still allowed" probe_says ok "" mount $K/mnt
@@ -571,7 +725,7 @@ check "file_open is still detached" test ! -e $L/file_open
 
 od_profile 3 audit ', "ptrace": true'
 check "reload od without mount, with ptrace, in audit mode" krsictl profile reload
-check "sb_mount and move_mount are detached" test ! -e $L/sb_mount -a ! -e $L/move_mount
+check "all 10 mount programs are detached" links_all absent $MOUNT_PROGS
 check_output "krsid logs the detachment" 'hook sb_mount detached' cat "$LOG"
 check "an audit profile's hooks are attached too: ptrace" \
 	test -e $L/ptrace_access_check -a -e $L/ptrace_traceme
@@ -608,6 +762,7 @@ check "krsid --unload removes every pin" sh -c 'krsid --unload && test ! -e /sys
 # ---- clean up ----
 krsid --unload >/dev/null 2>&1
 umount /tmp/kc-bind 2>/dev/null && rmdir /tmp/kc-bind
+umount $K/mt $K/mv $K/um 2>/dev/null
 for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-arm kc-od; do
 	rmdir "$CG/$c" 2>/dev/null
 done

@@ -47,6 +47,22 @@ void test_events(void)
 	CHECK(field(o, "container") == NULL, "no container for an unregistered cgroup");
 	json_object_put(o);
 
+	e.hook = KRSI_HOOK_MOUNT;
+	e.arg = KRSI_MOUNT_CLONE;
+	e.value = 1;
+	strcpy(e.path, "tmpfs");
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "call"), "open_tree_clone", "mount event: the call by its hook");
+	CHECK_STR(field(o, "fstype"), "tmpfs", "mount event: the file system type");
+	CHECK_STR(field(o, "flags"), "1", "mount event: the call's flags");
+	json_object_put(o);
+	e.arg = 99;
+	o = event_to_json(&e, &n, 0);
+	CHECK_STR(field(o, "call"), "unknown", "mount event: an unknown call is named so");
+	json_object_put(o);
+	e.path[0] = 0;
+	e.value = 0;
+
 	e.hook = KRSI_HOOK_CAPABLE;
 	e.arg = 21;
 	o = event_to_json(&e, &n, 0);

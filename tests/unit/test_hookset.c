@@ -68,8 +68,16 @@ void test_hookset(void)
 	      "hookset: no profile, no deny bit: the deny-bit programs are detached");
 
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", \"mount\": true }");
-	CHECK(hookset_needed("sb_mount", d) && hookset_needed("move_mount", d),
-	      "hookset: mount: true attaches sb_mount and move_mount");
+	{
+		static const char *const mount[] = { "sb_mount",      "move_mount",    "sb_umount",
+						     "sb_pivotroot",  "sb_remount",    "sb_kern_mount",
+						     "mount_clone",   "mount_setattr", "fs_context_open",
+						     "fs_context_mount" };
+
+		for (size_t i = 0; i < sizeof(mount) / sizeof(mount[0]); i++)
+			CHECK(hookset_needed(mount[i], d) && !hookset_needed(mount[i], 0),
+			      "hookset: mount: true attaches %s, and only it", mount[i]);
+	}
 	CHECK(!hookset_needed("file_open", d) && !hookset_needed("file_mprotect", d) &&
 		      !hookset_needed("mmap_file", d) && !hookset_needed("capable", d),
 	      "hookset: mount: true attaches neither file_open, W^X nor capable");

@@ -14,7 +14,8 @@
  *   krsi-probe bind ADDR PORT         UDP bind
  *   krsi-probe sendto ADDR PORT       one UDP datagram, no connect
  *   krsi-probe mount DIR              mount a tmpfs on DIR, then unmount it
- *   krsi-probe bind SRC DIR | move SRC DIR   mount(2) MS_BIND (then unmount) / MS_MOVE (and back)
+ *   krsi-probe bind-mount SRC DIR | move SRC DIR   mount(2) MS_BIND (then unmount) / MS_MOVE
+ *                                     (and back)
  *   krsi-probe remount DIR            MS_REMOUNT|MS_BIND|MS_NOSUID, then back without MS_NOSUID
  *   krsi-probe propagation DIR        mount(2) MS_PRIVATE on the mount at DIR
  *   krsi-probe umount DIR | umount-detach DIR   umount2(DIR, 0 / MNT_DETACH)
@@ -139,8 +140,12 @@ static int api_steps(int n, char **steps)
 			r = syscall(SYS_execveat, mfd, arg, args, environ, 0) < 0;
 		} else if (!strcmp(s, "move") && arg)
 			r = move_mount(mfd, "", AT_FDCWD, arg, MOVE_MOUNT_F_EMPTY_PATH) < 0;
-		else if (!strcmp(s, "umount") && arg)
+		else if (!strcmp(s, "umount") && arg) {
+			if (mfd >= 0)
+				close(mfd); /* the mount's own fd keeps it busy */
+			mfd = -1;
 			r = umount2(arg, 0) < 0;
+		}
 		else if (!strcmp(s, "join") && arg) {
 			char procs[4096];
 			FILE *f;
@@ -462,8 +467,8 @@ int main(int argc, char **argv)
 		umount(argv[2]);
 		return result(0);
 	}
-	if ((!strcmp(op, "bind") || !strcmp(op, "move")) && argc == 4) {
-		int bind = !strcmp(op, "bind");
+	if ((!strcmp(op, "bind-mount") || !strcmp(op, "move")) && argc == 4) {
+		int bind = !strcmp(op, "bind-mount");
 
 		if (mount(argv[2], argv[3], NULL, bind ? MS_BIND : MS_MOVE, NULL) < 0)
 			return result(errno);

@@ -42,6 +42,7 @@
 #define FMODE_READ 0x1
 #define FMODE_WRITE 0x2
 #define CAP_OPT_NOAUDIT 0x2
+#define DCACHE_DISCONNECTED 0x20 /* include/linux/dcache.h */
 /* kern_mount() (shm_mnt, pipes, anon inodes): ERR_PTR(-EINVAL) in 6.1 fs/mount.h */
 #define MNT_NS_INTERNAL ((unsigned long)-22)
 
@@ -718,8 +719,13 @@ static long dir_walk_step(__u32 i, void *arg)
 		}
 	}
 	if (parent == d) {
-		/* A file system's root: the end, or cut off (a file handle's disconnected file). */
-		if (d != BPF_CORE_READ(d, d_sb, s_root)) {
+		/*
+		 * A file system's root: the end. Or cut off: a file handle's file that the dentry
+		 * cache could not connect to its parents. A pseudo file (memfd, pipe, socket) has
+		 * no parents either, and no directory to be in: the end.
+		 */
+		if (d != BPF_CORE_READ(d, d_sb, s_root) &&
+		    BPF_CORE_READ(d, d_flags) & DCACHE_DISCONNECTED) {
 			w->result = WALK_UNKNOWN;
 			return 1;
 		}

@@ -112,10 +112,14 @@ cp /etc/krsi/profiles/default.json "$P/" || fail "no default profile" # the OCI 
 progress "kernel $(uname -r), lsm=$(cat /sys/kernel/security/lsm), $(nproc) CPU, rounds $ROUNDS, quick $QUICK"
 $KB profile "$P/bench-10.json" bench-10 10 || fail "profile bench-10"
 $KB profile "$P/bench-allow-10.json" bench-allow-10 10 allow || fail "profile bench-allow-10"
+$KB profile "$P/bench-dirs-10.json" bench-dirs-10 10 dirs || fail "profile bench-dirs-10"
+mkdir -p /krsi-bench/dir-exec/a /krsi-bench/dir-read/a /krsi-bench/dir-write/a # resolved by identity
 $KB profile "$P/bench-10000.json" bench-10000 10000 || fail "profile bench-10000"
 $KB profile "$P/bench-seccomp.json" bench-seccomp 0 || fail "profile bench-seccomp"
 $KB profile "$P/bench-swap.json" bench-swap 10 || fail "profile bench-swap"
-for c in bench-host bench-ct10 bench-ctallow10 bench-ct10000 bench-ctsec bench-host2/h; do mkdir -p "$CG/$c"; done
+for c in bench-host bench-ct10 bench-ctallow10 bench-ctdirs10 bench-ct10000 bench-ctsec bench-host2/h; do
+	mkdir -p "$CG/$c"
+done
 # Without address space randomization every execve maps the same addresses: exec's cost no
 # longer depends on where one process's mappings landed (±2% otherwise).
 echo 0 >/proc/sys/kernel/randomize_va_space
@@ -135,10 +139,12 @@ for r in $(seq "$ROUNDS"); do
 	register bench-ct10000 /bench-ct10000 bench-10000
 	register bench-ctsec /bench-ctsec bench-seccomp
 	register bench-ctallow10 /bench-ctallow10 bench-allow-10
+	register bench-ctdirs10 /bench-ctdirs10 bench-dirs-10
 	measure op host /bench-host "$OPS"
 	measure op ct-seccomp /bench-ctsec "$OPS"
 	measure op ct-10 /bench-ct10 "$OPS"
 	measure op ct-allow-10 /bench-ctallow10 "$OPS"
+	measure op ct-dirs-10 /bench-ctdirs10 "$OPS"
 	measure op ct-10000 /bench-ct10000 "$OPS"
 	[ "$r" = 1 ] && fact rss_kb_3_registered "$(rss_kb "$agent_pid")"
 	agent_stop

@@ -468,9 +468,10 @@ static int cmd_profile(int argc, char **argv)
 	long n;
 
 	bool allow = argc == 4 && !strcmp(argv[3], "allow");
+	bool dirs = argc == 4 && !strcmp(argv[3], "dirs");
 
-	if (argc != 3 && !allow)
-		die("usage: krsi-bench profile FILE NAME N [allow]");
+	if (argc != 3 && !allow && !dirs)
+		die("usage: krsi-bench profile FILE NAME N [allow|dirs]");
 	n = parse_num("N", argv[2]);
 	f = fopen(argv[0], "we");
 	if (!f)
@@ -494,6 +495,10 @@ static int cmd_profile(int argc, char **argv)
 	}
 	fprintf(f, "\"description\": \"krsi-bench: %ld deny entries that the benchmark never "
 		   "matches, and the rules a seccomp filter can express\",\n", n);
+	/* Directory rules of each path kind, which the loop's files are not below. */
+	for (int k = 0; dirs && k < 3; k++)
+		fprintf(f, "\"%s_dirs\": [\"/krsi-bench/dir-%s/a\", \"/krsi-bench/dir-%s/b\", "
+			   "\"/krsi-bench/dir-%s/c\"],\n", kinds[k], kinds[k], kinds[k], kinds[k]);
 	/* n entries over the four lists, none matching what the benchmark does. */
 	for (int k = 0; k < 4; k++) {
 		long m = n / 4 + (k < n % 4);

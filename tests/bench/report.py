@@ -120,7 +120,10 @@ def main():
     w("under a seccomp filter with the same rules as ct-seccomp (paths and addresses are pointers a")
     w("filter cannot read); **ct-allow-10** = bench-10's deny entries plus allow lists (schema 2)")
     w("for exec, read, write and connect of five entries each, the last one admitting what the loop")
-    w("does (the file by identity, the loopback address by prefix).")
+    w("does (the file by identity, the loopback address by prefix); **ct-dirs-10** = bench-10 plus")
+    w("three directory rules each for exec, read and write that the loop's files are not below (two")
+    w("of each kind's directories missing, one present: the path's LPM lookup, then the walk up")
+    w("the file's ancestors by identity).")
     w("")
 
     # ---- per operation ----
@@ -130,7 +133,7 @@ def main():
             ("idle, dir watched", "op", "attached-idle-watch"),
             ("host", "op", "host"),
             ("ct-seccomp", "op", "ct-seccomp"), ("ct-10", "op", "ct-10"),
-            ("ct-allow-10", "op", "ct-allow-10"),
+            ("ct-allow-10", "op", "ct-allow-10"), ("ct-dirs-10", "op", "ct-dirs-10"),
             ("ct-10000", "op", "ct-10000"), ("seccomp filter", "op", "seccomp")]
     w("| operation | no krsi | " + " | ".join(c[0] for c in cols) + " |")
     w("|---|---:|" + "---:|" * len(cols))

@@ -12,11 +12,14 @@ static const struct {
 } table[] = {
 	{ "file_open", KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) |
 			       KRSI_DENY(KRSI_HOOK_REPLACE) },
-	/* What an exec allow list admits stays what it was. */
-	{ "inode_rename", KRSI_DENY(KRSI_HOOK_REPLACE) },
+	/*
+	 * What an exec allow list admits stays what it was; and (mount) no mount point of
+	 * another mount namespace is removed, which would detach its mounts there.
+	 */
+	{ "inode_rename", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) },
 	{ "inode_link", KRSI_DENY(KRSI_HOOK_REPLACE) },
-	{ "inode_unlink", KRSI_DENY(KRSI_HOOK_REPLACE) },
-	{ "inode_rmdir", KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_unlink", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) },
+	{ "inode_rmdir", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) },
 	{ "socket_create", KRSI_DENY(KRSI_HOOK_SOCKET) },
 	{ "socket_connect", KRSI_DENY(KRSI_HOOK_CONNECT) },
 	{ "socket_sendmsg", KRSI_DENY(KRSI_HOOK_CONNECT) },

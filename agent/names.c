@@ -71,7 +71,7 @@ static const struct name mount_calls[] = {
 	{ KRSI_MOUNT_CREATE, "fsconfig_create" },
 	{ KRSI_MOUNT_CLONE, "open_tree_clone" }, { KRSI_MOUNT_SETATTR, "mount_setattr" },
 	{ KRSI_MOUNT_FSOPEN, "fsopen" },	{ KRSI_MOUNT_FSPICK, "fspick" },
-	{ KRSI_MOUNT_FSMOUNT, "fsmount" },
+	{ KRSI_MOUNT_FSMOUNT, "fsmount" },	{ KRSI_MOUNT_DETACH, "remove_mountpoint" },
 };
 
 static int lookup(const struct name *t, size_t n, const char *prefix, const char *name)

@@ -43,6 +43,7 @@
 #define FMODE_WRITE 0x2
 #define CAP_OPT_NOAUDIT 0x2
 #define DCACHE_DISCONNECTED 0x20 /* include/linux/dcache.h */
+#define DCACHE_MOUNTED 0x10000
 /* kern_mount() (shm_mnt, pipes, anon inodes): ERR_PTR(-EINVAL) in 6.1 fs/mount.h */
 #define MNT_NS_INTERNAL ((unsigned long)-22)
 
@@ -677,6 +678,7 @@ struct dir_walk_state {
 	__u64 d, vm, m;	       /* the directory reached, its mount (vfsmount, mount) */
 	__u64 root, root_mnt;  /* the task's root */
 	__u64 sub;	       /* the root of the first mount met that shows a subtree */
+	__u64 stop;	       /* the container's root: the walk up from sub ends there */
 	int result;	       /* enum walk; -1 while walking */
 	bool second;	       /* walking up from sub */
 	bool at_root;
@@ -685,7 +687,7 @@ struct dir_walk_state {
 /* The walk up from SUB, or the end when no mount showed a subtree. */
 static __always_inline long dir_walk_second(struct dir_walk_state *w)
 {
-	if (!w->sub) {
+	if (!w->sub || w->sub == w->stop) {
 		w->result = WALK_NONE;
 		return 1;
 	}
@@ -735,6 +737,10 @@ static long dir_walk_step(__u32 i, void *arg)
 		}
 		return dir_walk_second(w);
 	}
+	if (w->second && w->d == w->stop) {
+		w->result = WALK_NONE; /* above the container's root is not the container's */
+		return 1;
+	}
 	w->d = (__u64)parent;
 	if (dir_rule(&w->k, parent)) {
 		w->result = WALK_MATCH;
@@ -748,9 +754,11 @@ static long dir_walk_step(__u32 i, void *arg)
  * directories above F across mounts, up to the top of the mount tree F is on, past the task's
  * root (a chroot or a pivot_root changes no answer); and where a mount shows a subtree of its
  * file system (a bind mount or detached copy of a subdirectory, or the mount a file handle was
- * opened through), also among the subtree's ancestors in that file system. So a rule on /tmp
- * holds for /tmp/x reached as /x after chroot("/tmp"), through a bind mount of /tmp/sub, or
- * through a detached copy of /tmp. *AT_ROOT: the walk passed the task's root, so the path that
+ * opened through), also among the subtree's ancestors in that file system, up to the
+ * container's root (the root its registration was armed with: a container whose root file
+ * system is a directory below /tmp on the host is not below /tmp). So a rule on /tmp holds for
+ * /tmp/x reached as /x after chroot("/tmp"), through a bind mount of /tmp/sub, or through a
+ * detached copy of /tmp. *AT_ROOT: the walk passed the task's root, so the path that
  * bpf_d_path() gives is F's path from that root. At most KRSI_DIR_DEPTH directories each way;
  * bpf_loop() keeps the verifier's work to one step.
  */
@@ -765,6 +773,7 @@ static __always_inline enum walk dir_walk(struct ctx *c, struct file *f, __u32 k
 		.m = (__u64)vm - bpf_core_field_offset(struct mount, mnt),
 		.root = (__u64)task->fs->root.dentry,
 		.root_mnt = (__u64)task->fs->root.mnt,
+		.stop = c->cg->root_dentry ?: (__u64)task->fs->root.dentry,
 		.result = -1,
 	};
 
@@ -921,10 +930,11 @@ verdict:
  *
  * Exec allow rules admit by identity only: the file an exact rule found at its path, or a file
  * below the directory a directory rule found (dir_walk). Those stay in place (replace), so that
- * no new code takes an admitted path. Read and write allow rules admit by identity, or by path
- * for what was not there when the rules were resolved: only a path from the container's own
- * root (path_trusted), and only for a file with one name, or a hard link made into an allowed
- * directory would admit any file of the same file system.
+ * no new code takes an admitted path. Read and write allow rules admit the file an exact rule
+ * found; a file below an allowed directory (by identity), or at an allowed path for what was
+ * not there when the rules were resolved (only a path from the container's own root:
+ * path_trusted), only when it has one name, or a hard link made into an allowed directory
+ * would admit any file of the same file system.
  */
 static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind, __u32 hook,
 				      __u32 call, struct fpath *fp)
@@ -955,13 +965,18 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 		struct krsi_path_key *k;
 		bool at_root;
 
-		if (inode_rule(&ik) || dir_walk(c, f, ik.kind, &at_root) == WALK_MATCH)
+		if (inode_rule(&ik))
 			return 0;
-		if (path_trusted(c, at_root) && inode->__i_nlink <= 1 && (k = fpath_get(fp, f))) {
-			k->slot = c->pol->slot;
-			k->kind = ik.kind;
-			if (bpf_map_lookup_elem(&path_rules, k))
+		/* A name in an allowed directory admits only a file that has no other. */
+		if (inode->__i_nlink <= 1) {
+			if (dir_walk(c, f, ik.kind, &at_root) == WALK_MATCH)
 				return 0;
+			if (path_trusted(c, at_root) && (k = fpath_get(fp, f))) {
+				k->slot = c->pol->slot;
+				k->kind = ik.kind;
+				if (bpf_map_lookup_elem(&path_rules, k))
+					return 0;
+			}
 		}
 	}
 	r.arg = call | KRSI_MATCH_NOT_ALLOWED << 8;
@@ -1550,6 +1565,19 @@ static __always_inline bool dentry_new_name_admitted(struct ctx *c, struct dentr
 	return bpf_map_lookup_elem(&name_rules, &nk);
 }
 
+/*
+ * "mount": removing a directory or file, or renaming over one, that is a mount point in
+ * another mount namespace detaches the mounts on it there (__detach_mounts(); in the
+ * remover's own namespace the kernel refuses with EBUSY first). D: what is removed or
+ * replaced; CALL: enum krsi_replace_call.
+ */
+static __always_inline int detach_check(struct dentry *d, __u32 call)
+{
+	if (!(BPF_CORE_READ(d, d_flags) & DCACHE_MOUNTED) || !deny_anywhere(KRSI_HOOK_MOUNT))
+		return 0;
+	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_DETACH, call, NULL);
+}
+
 static __always_inline bool replace_policy(struct ctx *c)
 {
 	return deny_anywhere(KRSI_HOOK_REPLACE) && policy_get(c) &&
@@ -1585,6 +1613,11 @@ int BPF_PROG(inode_rename, struct inode *old_dir, struct dentry *old_dentry, str
 
 	if (ret)
 		return ret;
+	if (BPF_CORE_READ(new_dentry, d_inode)) {
+		ret = detach_check(new_dentry, KRSI_REPLACE_RENAME);
+		if (ret)
+			return ret;
+	}
 	if (!replace_policy(&c))
 		return 0;
 	if (dentry_bound(&c, old_dentry))
@@ -1616,6 +1649,9 @@ int BPF_PROG(inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
 
 	if (ret)
 		return ret;
+	ret = detach_check(dentry, KRSI_REPLACE_UNLINK);
+	if (ret)
+		return ret;
 	if (!replace_policy(&c))
 		return 0;
 	if (dentry_bound(&c, dentry))
@@ -1628,6 +1664,9 @@ int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
 {
 	struct ctx c;
 
+	if (ret)
+		return ret;
+	ret = detach_check(dentry, KRSI_REPLACE_RMDIR);
 	if (ret)
 		return ret;
 	if (!replace_policy(&c))

@@ -120,6 +120,9 @@ enum krsi_mount_call {
 	KRSI_MOUNT_FSOPEN = 8,	   /* fs_context_open: fsopen(2) */
 	KRSI_MOUNT_FSPICK = 9,	   /* fs_context_open: fspick(2) */
 	KRSI_MOUNT_FSMOUNT = 10,   /* fs_context_mount: fsmount(2) */
+	KRSI_MOUNT_DETACH = 11,	   /* inode_unlink, _rmdir, _rename: removing or renaming over a
+				    * mount point of another mount namespace (value: the call,
+				    * enum krsi_replace_call) */
 };
 
 /* krsi_event.arg of wx events: the call (low byte, KRSI_CALL_MMAP or _MPROTECT) and why. */

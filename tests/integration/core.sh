@@ -44,6 +44,11 @@ mkdir -p $K/xdir $K/rdir $K/wdir $K/mnt $K/swap $K/tdir $K/sub $K/um $K/mt $K/mv
 # the flags or propagation of, copy, pick or pivot into ($K/mt).
 mount -t tmpfs kc-mt $K/mt && mkdir $K/mt/old
 mount -t tmpfs kc-mv $K/mv
+# Mount points in another mount namespace (a process of the host's keeps it): removing one, or
+# renaming over it, from this namespace detaches the mount there.
+mkdir -p $K/dt
+unshare -m --propagation private tail -f /dev/null &
+dt_holder=$!
 cp /bin/echo $K/denied-exec
 cp /bin/echo $K/mv-exec
 cp /bin/echo $K/wxfile
@@ -266,11 +271,21 @@ routes=(
 	"fsconfig CMD_RECONFIGURE of a context made outside|api fspick=$K/mt join=@CG@ reconfigure|fsconfig_reconfigure"
 	"fsmount(2) of a context made outside|api fsopen=tmpfs create join=@CG@ fsmount|fsmount"
 	"move_mount(2) of a mount made outside|api fsopen=tmpfs create fsmount join=@CG@ move=$K/mnt umount=$K/mnt|move_mount"
+	"rmdir(2) of another namespace's mount point|rmdir $K/dt/m|remove_mountpoint"
+	"unlink(2) of another namespace's file mount point|unlink $K/dt/f|remove_mountpoint"
+	"rename(2) over another namespace's mount point|rename $K/dt/n $K/dt/m|remove_mountpoint"
 )
+# The mount points in dt_holder's namespace, made again after a probe that was allowed.
+dt_setup() {
+	mkdir -p $K/dt/m $K/dt/n && { [ -e $K/dt/f ] || : >$K/dt/f; } &&
+		nsenter -t "$dt_holder" -m sh -c "mountpoint -q $K/dt/m || mount -t tmpfs kc-dt $K/dt/m
+			mountpoint -q $K/dt/f || mount --bind /dev/null $K/dt/f"
+}
 # route_says WANT CGROUP OP...: the probe's answer in CGROUP (here for "").
 route_says() {
 	local want=$1 cg=$2; shift 2
 	mountpoint -q $K/um || mount -t tmpfs kc-um $K/um
+	dt_setup || { echo "dt_setup failed"; return 1; }
 	case "$*" in
 	*@CG@*)
 		local args=() a
@@ -691,7 +706,7 @@ od_profile 1 enforce ""
 check "krsid starts with one profile that denies only an exec" start_agent
 check "always attached: bprm_check_security, bpf_map, bpf_prog, cgroup_rmdir" \
 	test -e $L/bprm_check_security -a -e $L/bpf_map -a -e $L/bpf_prog -a -e $L/cgroup_rmdir
-MOUNT_PROGS="sb_mount move_mount sb_umount sb_pivotroot sb_remount sb_kern_mount mount_clone mount_setattr fs_context_open fs_context_mount"
+MOUNT_PROGS="sb_mount move_mount sb_umount sb_pivotroot sb_remount sb_kern_mount mount_clone mount_setattr fs_context_open fs_context_mount inode_unlink inode_rmdir inode_rename"
 links_all() { # present|absent PROG...
 	local want=$1 p; shift
 	for p in "$@"; do
@@ -699,7 +714,7 @@ links_all() { # present|absent PROG...
 		else [ "$want" = absent ] || { echo "$p has no link"; return 1; }; fi
 	done
 }
-check "no profile denies mount: none of its 10 programs has a link" links_all absent $MOUNT_PROGS
+check "no profile denies mount: none of its 13 programs has a link" links_all absent $MOUNT_PROGS
 check "an exec rule covers executable mappings: mmap_file and file_mprotect are attached" \
 	test -e $L/file_mprotect -a -e $L/mmap_file
 check "no profile sets read, write or capabilities: no link for their hooks" \
@@ -718,7 +733,7 @@ check "kc-od may mount while od denies no mount" probe_says ok kc-od mount $K/mn
 
 od_profile 2 enforce ', "mount": true'
 check "reload od with mount: true" krsictl profile reload
-check "all 10 mount programs are attached" links_all present $MOUNT_PROGS
+check "all 13 mount programs are attached" links_all present $MOUNT_PROGS
 check_output "krsid logs the attachment" 'hook sb_mount attached' cat "$LOG"
 check "kc-od's mount is now denied" probe_says EPERM kc-od mount $K/mnt
 check "the host's mount is still allowed" probe_says ok "" mount $K/mnt
@@ -727,7 +742,7 @@ check "file_open is still detached" test ! -e $L/file_open
 
 od_profile 3 audit ', "ptrace": true'
 check "reload od without mount, with ptrace, in audit mode" krsictl profile reload
-check "all 10 mount programs are detached" links_all absent $MOUNT_PROGS
+check "all 13 mount programs are detached" links_all absent $MOUNT_PROGS
 check_output "krsid logs the detachment" 'hook sb_mount detached' cat "$LOG"
 check "an audit profile's hooks are attached too: ptrace" \
 	test -e $L/ptrace_access_check -a -e $L/ptrace_traceme
@@ -765,6 +780,7 @@ check "krsid --unload removes every pin" sh -c 'krsid --unload && test ! -e /sys
 krsid --unload >/dev/null 2>&1
 umount /tmp/kc-bind 2>/dev/null && rmdir /tmp/kc-bind
 umount $K/mt $K/mv $K/um 2>/dev/null
+kill "$dt_holder" 2>/dev/null
 for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-arm kc-od; do
 	rmdir "$CG/$c" 2>/dev/null
 done

@@ -72,7 +72,8 @@ void test_hookset(void)
 		static const char *const mount[] = { "sb_mount",      "move_mount",    "sb_umount",
 						     "sb_pivotroot",  "sb_remount",    "sb_kern_mount",
 						     "mount_clone",   "mount_setattr", "fs_context_open",
-						     "fs_context_mount" };
+						     "fs_context_mount", "inode_unlink", "inode_rmdir",
+						     "inode_rename" };
 
 		for (size_t i = 0; i < sizeof(mount) / sizeof(mount[0]); i++)
 			CHECK(hookset_needed(mount[i], d) && !hookset_needed(mount[i], 0),

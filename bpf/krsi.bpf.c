@@ -664,18 +664,18 @@ enum walk {
 	WALK_UNKNOWN = 2, /* the file is cut off from its file system's root: cannot tell */
 };
 
-/* Whether directory D is the directory of a directory rule of KIND (K's kind). */
+/* Whether directory D is the directory of a directory rule of K's kind (K's dev: D's). */
 static __always_inline bool dir_rule(struct krsi_inode_key *k, struct dentry *d)
 {
-	k->dev = BPF_CORE_READ(d, d_sb, s_dev);
 	k->ino = BPF_CORE_READ(d, d_inode, i_ino);
 	return inode_rule(k);
 }
 
 /* The state of dir_walk(), one directory a step. Pointers are kept as numbers. */
 struct dir_walk_state {
-	struct krsi_inode_key k;
+	struct krsi_inode_key k; /* k.dev: the device of d's file system */
 	__u64 d, vm, m;	       /* the directory reached, its mount (vfsmount, mount) */
+	__u64 mnt_root;	       /* vm's root */
 	__u64 root, root_mnt;  /* the task's root */
 	__u64 sub;	       /* the root of the first mount met that shows a subtree */
 	__u64 stop;	       /* the container's root: the walk up from sub ends there */
@@ -687,12 +687,15 @@ struct dir_walk_state {
 /* The walk up from SUB, or the end when no mount showed a subtree. */
 static __always_inline long dir_walk_second(struct dir_walk_state *w)
 {
-	if (!w->sub || w->sub == w->stop) {
+	struct dentry *sub = (void *)w->sub;
+
+	if (!sub || w->sub == w->stop) {
 		w->result = WALK_NONE;
 		return 1;
 	}
 	w->second = true;
 	w->d = w->sub;
+	w->k.dev = BPF_CORE_READ(sub, d_sb, s_dev);
 	return 0;
 }
 
@@ -702,11 +705,9 @@ static long dir_walk_step(__u32 i, void *arg)
 	struct dentry *d = (void *)w->d, *parent = BPF_CORE_READ(d, d_parent);
 
 	if (!w->second) {
-		struct vfsmount *vm = (void *)w->vm;
-
 		if (w->d == w->root && w->vm == w->root_mnt)
 			w->at_root = true;
-		if (d == BPF_CORE_READ(vm, mnt_root)) {
+		if (w->d == w->mnt_root) {
 			/* The root of a mount: go on from where it is mounted (the same path). */
 			struct mount *m = (void *)w->m, *pm = BPF_CORE_READ(m, mnt_parent);
 
@@ -717,6 +718,8 @@ static long dir_walk_step(__u32 i, void *arg)
 			w->d = (__u64)BPF_CORE_READ(m, mnt_mountpoint);
 			w->m = (__u64)pm;
 			w->vm = (__u64)pm + bpf_core_field_offset(struct mount, mnt);
+			w->mnt_root = (__u64)BPF_CORE_READ(pm, mnt.mnt_root);
+			w->k.dev = BPF_CORE_READ(pm, mnt.mnt_sb, s_dev);
 			return 0;
 		}
 	}
@@ -767,9 +770,11 @@ static __always_inline enum walk dir_walk(struct ctx *c, struct file *f, __u32 k
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct vfsmount *vm = f->f_path.mnt;
 	struct dir_walk_state w = {
-		.k = { .slot = c->pol->slot, .kind = kind | KRSI_KIND_DIR },
+		.k = { .slot = c->pol->slot, .kind = kind | KRSI_KIND_DIR,
+		       .dev = f->f_path.dentry->d_sb->s_dev },
 		.d = (__u64)f->f_path.dentry,
 		.vm = (__u64)vm,
+		.mnt_root = (__u64)vm->mnt_root,
 		.m = (__u64)vm - bpf_core_field_offset(struct mount, mnt),
 		.root = (__u64)task->fs->root.dentry,
 		.root_mnt = (__u64)task->fs->root.mnt,

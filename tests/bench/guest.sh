@@ -35,7 +35,7 @@ if [ "$QUICK" = 1 ]; then
 	SWAPN=100
 	ROUNDS=1
 fi
-OPS="open exec connect mprotect"
+OPS="open exec connect mprotect fsopen"
 agent_pid=
 
 . /usr/lib/krsi/tests/lib/bundle.sh
@@ -48,7 +48,7 @@ fact() { printf '%s\t%s\n' "$1" "$2" >>"$OUT/agent.tsv"; progress "$1 = $2"; }
 # iter OP: iterations per repetition (fewer in a quick run)
 iter() {
 	local n
-	case $1 in open) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; esac
+	case $1 in open) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; fsopen) n=2000 ;; esac
 	[ "$QUICK" = 1 ] && n=$((n / 5))
 	echo $n
 }

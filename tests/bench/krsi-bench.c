@@ -172,6 +172,24 @@ static void op_mprotect(struct op_state *st, long n)
 	}
 }
 
+/*
+ * fsopen(2) of a tmpfs context, then close: the mount table's hooks (a profile with "mount"
+ * attaches them) on a path that changes nothing. Denied (EPERM) in a container whose profile
+ * has mount, where it measures a denial and its report.
+ */
+static void op_fsopen(struct op_state *st, long n)
+{
+	(void)st;
+	for (long i = 0; i < n; i++) {
+		int fd = (int)syscall(SYS_fsopen, "tmpfs", 1 /* FSOPEN_CLOEXEC */);
+
+		if (fd >= 0)
+			close(fd);
+		else if (errno != EPERM)
+			die("fsopen: %s", strerror(errno));
+	}
+}
+
 static const struct op {
 	const char *name;
 	void (*fn)(struct op_state *st, long n);
@@ -181,6 +199,7 @@ static const struct op {
 	{ "exec", op_exec, 200 },
 	{ "connect", op_connect, 3000 },
 	{ "mprotect", op_mprotect, 20000 },
+	{ "fsopen", op_fsopen, 5000 },
 };
 
 static void op_setup(const struct op *op, struct op_state *st)
@@ -253,8 +272,8 @@ static void seccomp_install(void)
 {
 	static const int denied[] = {
 		SYS_mount, SYS_umount2, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount,
-		SYS_fspick, SYS_open_tree, SYS_ptrace, SYS_bpf, SYS_init_module, SYS_finit_module,
-		SYS_delete_module,
+		SYS_fspick, SYS_open_tree, SYS_mount_setattr, SYS_pivot_root, SYS_ptrace, SYS_bpf,
+		SYS_init_module, SYS_finit_module, SYS_delete_module,
 	};
 	struct sock_filter out[128];
 	struct sock_fprog fp;

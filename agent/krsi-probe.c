@@ -145,8 +145,7 @@ static int api_steps(int n, char **steps)
 				close(mfd); /* the mount's own fd keeps it busy */
 			mfd = -1;
 			r = umount2(arg, 0) < 0;
-		}
-		else if (!strcmp(s, "join") && arg) {
+		} else if (!strcmp(s, "join") && arg) {
 			char procs[4096];
 			FILE *f;
 

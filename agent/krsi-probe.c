@@ -83,6 +83,37 @@
 #include <linux/bpf.h>
 
 /*
+ * Open PATH for reading by name_to_handle_at() + open_by_handle_at() through the mount that
+ * VIA is on, or PATH's own directory's (any fd on the file's mount will do): 0 or an errno.
+ */
+static int read_by_handle(const char *path, const char *via)
+{
+	struct file_handle *h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
+	char dir[4096], *slash;
+	int mount_id, mfd, fd;
+
+	if (!h)
+		return ENOMEM;
+	h->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(AT_FDCWD, path, h, &mount_id, 0) < 0)
+		return errno;
+	if (!via) {
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir)
+			*slash = 0;
+		else
+			snprintf(dir, sizeof(dir), "/");
+		via = dir;
+	}
+	mfd = open(via, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return errno;
+	fd = open_by_handle_at(mfd, h, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? errno : 0;
+}
+
+/*
  * The new mount API's steps on one file system context (and the mount made of it): 0 when
  * every step succeeded, else the errno of the first that failed (EINVAL for an unknown step).
  */
@@ -661,42 +692,10 @@ int main(int argc, char **argv)
 			return result(errno);
 		return result(map_exec(fd));
 	}
-	if (!strcmp(op, "read-handle-via") && argc == 4) {
-		struct file_handle *h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
-		int mount_id, mfd;
-
-		h->handle_bytes = MAX_HANDLE_SZ;
-		if (name_to_handle_at(AT_FDCWD, argv[3], h, &mount_id, 0) < 0)
-			return result(errno);
-		mfd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (mfd < 0)
-			return result(errno);
-		fd = open_by_handle_at(mfd, h, O_RDONLY | O_CLOEXEC);
-		return result(fd < 0 ? errno : 0);
-	}
-	if (!strcmp(op, "read-handle") && argc == 3) {
-		struct file_handle *h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
-		int mount_id, mfd;
-
-		h->handle_bytes = MAX_HANDLE_SZ;
-		if (name_to_handle_at(AT_FDCWD, argv[2], h, &mount_id, 0) < 0)
-			return result(errno);
-		mfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		/* Any fd on the file's mount will do: its directory's. */
-		{
-			char dir[4096], *slash;
-
-			snprintf(dir, sizeof(dir), "%s", argv[2]);
-			slash = strrchr(dir, '/');
-			if (slash && slash != dir) {
-				*slash = 0;
-				close(mfd);
-				mfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			}
-		}
-		fd = open_by_handle_at(mfd, h, O_RDONLY | O_CLOEXEC);
-		return result(fd < 0 ? errno : 0);
-	}
+	if (!strcmp(op, "read-handle-via") && argc == 4)
+		return result(read_by_handle(argv[3], argv[2]));
+	if (!strcmp(op, "read-handle") && argc == 3)
+		return result(read_by_handle(argv[2], NULL));
 	if (!strcmp(op, "chown") && argc == 3)
 		return result(chown(argv[2], 4242, -1) < 0 ? errno : 0);
 	if (!strcmp(op, "sethostname") && argc == 2) {

@@ -90,24 +90,16 @@ dirs_rules='
 	"write_dirs": ["/tmp/kc/wdir"],
 	"write": ["/proc/sys/kernel/core_pattern"],
 	"read": ["/sys/kernel/uevent_seqnum"]'
-cat >"$P/t-enforce.json" <<EOF
-{ "name": "t-enforce", "version": 1, "mode": "enforce", $deny_all }
-EOF
-cat >"$P/t-audit.json" <<EOF
-{ "name": "t-audit", "version": 1, "mode": "audit", $deny_all }
-EOF
-cat >"$P/t-dirs.json" <<EOF
-{ "name": "t-dirs", "version": 1, "mode": "enforce", $dirs_rules }
-EOF
-cat >"$P/t-dirs-audit.json" <<EOF
-{ "name": "t-dirs-audit", "version": 1, "mode": "audit", $dirs_rules }
-EOF
-cat >"$P/t-pathless.json" <<EOF
-{ "name": "t-pathless", "version": 1, "mode": "enforce", "pathless_exec": true }
-EOF
-cat >"$P/t-other.json" <<EOF
-{ "name": "t-other", "version": 1, "mode": "enforce", "exec": ["/nonexistent"] }
-EOF
+# profile NAME MODE RULES: $P/NAME.json, version 1.
+profile() {
+	printf '{ "name": "%s", "version": 1, "mode": "%s", %s }\n' "$1" "$2" "$3" >"$P/$1.json"
+}
+profile t-enforce enforce "$deny_all"
+profile t-audit audit "$deny_all"
+profile t-dirs enforce "$dirs_rules"
+profile t-dirs-audit audit "$dirs_rules"
+profile t-pathless enforce '"pathless_exec": true'
+profile t-other enforce '"exec": ["/nonexistent"]'
 
 # t-swap alternates between two versions that both deny reading $K/swap/f, by an exact rule
 # among 200 in v1 and by a directory rule in v2. A reload that applied rules one by one would

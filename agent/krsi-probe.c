@@ -58,6 +58,8 @@
  *   krsi-probe chroot DIR OP [ARG...] chroot(DIR) and chdir("/"), then OP (paths in DIR's view)
  *   krsi-probe pivot DIR OP [ARG...]  in a new mount namespace made private, pivot_root(DIR,
  *                                     DIR/old) and chdir("/"), then OP
+ *   krsi-probe chroot-memfd-exec DIR SRC [ARG...] | pivot-memfd-exec DIR SRC [ARG...]
+ *                                     memfd-exec with the memfd made before the root changes
  *   krsi-probe read-handle-via DIR PATH  open PATH by handle through the mount DIR is on
  *   krsi-probe read-loop PATH SECONDS open PATH in a loop until SIGTERM or SECONDS pass;
  *                                     print "ok=N EPERM=N other=N"
@@ -345,6 +347,23 @@ static int memfd_copy(const char *src, int *ret)
 	return 0;
 }
 
+/*
+ * Make DIR the root: chroot(2), or (PIVOT) pivot_root(DIR, DIR/old) in a new mount namespace
+ * made private; then chdir("/"). 0 or an errno.
+ */
+static int enter_root(int pivot, const char *dir)
+{
+	char old[4096];
+
+	if (!pivot)
+		return chroot(dir) < 0 || chdir("/") < 0 ? errno : 0;
+	snprintf(old, sizeof(old), "%s/old", dir);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    syscall(SYS_pivot_root, dir, old) < 0 || chdir("/") < 0)
+		return errno;
+	return 0;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_term(int sig)
@@ -378,19 +397,10 @@ int main(int argc, char **argv)
 		argv += 2;
 		argc -= 2;
 	}
-	if (argc > 3 && !strcmp(argv[1], "chroot")) {
-		if (chroot(argv[2]) < 0 || chdir("/") < 0)
-			return result(errno);
-		argv += 2;
-		argc -= 2;
-	}
-	if (argc > 3 && !strcmp(argv[1], "pivot")) {
-		char old[4096];
-
-		snprintf(old, sizeof(old), "%s/old", argv[2]);
-		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-		    syscall(SYS_pivot_root, argv[2], old) < 0 || chdir("/") < 0)
-			return result(errno);
+	if (argc > 3 && (!strcmp(argv[1], "chroot") || !strcmp(argv[1], "pivot"))) {
+		r = enter_root(argv[1][0] == 'p', argv[2]);
+		if (r)
+			return result(r);
 		argv += 2;
 		argc -= 2;
 	}
@@ -628,6 +638,13 @@ int main(int argc, char **argv)
 		if (p == MAP_FAILED)
 			return result(errno);
 		return result(mprotect(p, 4096, PROT_READ | PROT_EXEC) < 0 ? errno : 0);
+	}
+	/* The memfd is made first: its read-only reopen needs /proc, which the new root lacks. */
+	if ((!strcmp(op, "chroot-memfd-exec") || !strcmp(op, "pivot-memfd-exec")) && argc >= 4) {
+		r = memfd_copy(argv[3], &fd);
+		if (!r)
+			r = enter_root(op[0] == 'p', argv[2]);
+		return result(r ? r : exec_fd(fd, argv + 3));
 	}
 	if (!strcmp(op, "memfd-exec") && argc >= 3) {
 		r = memfd_copy(argv[2], &fd);

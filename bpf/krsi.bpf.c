@@ -974,9 +974,10 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 			return 0;
 		/* A name in an allowed directory admits only a file that has no other. */
 		if (inode->__i_nlink <= 1) {
+			k = fpath_get(fp, f);
 			if (dir_walk(c, f, ik.kind, &at_root) == WALK_MATCH)
 				return 0;
-			if (path_trusted(c, at_root) && (k = fpath_get(fp, f))) {
+			if (path_trusted(c, at_root) && k) {
 				k->slot = c->pol->slot;
 				k->kind = ik.kind;
 				if (bpf_map_lookup_elem(&path_rules, k))

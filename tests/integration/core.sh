@@ -321,8 +321,6 @@ mount --bind $K/sub /tmp/kc-hb
 # A root to pivot into, with the rule directories bound into it.
 mount -t tmpfs kc-pv $K/pv && mkdir $K/pv/old $K/pv/r $K/pv/x $K/pv/w &&
 	mount --bind $K/rdir $K/pv/r && mount --bind $K/xdir $K/pv/x && mount --bind $K/wdir $K/pv/w
-# A static binary for the memfd rows under another root (busybox picks its applet by argv[1]).
-cp /bin/busybox $K/busybox && cp /bin/busybox $K/pv/busybox
 # name | cgroups (denied, audited) | probe op | event hook | fixed string in the event
 anywhere=(
 	"read_dirs under chroot(2) of the rule's parent|kc-dirs kc-daud|chroot $K read /rdir/file|read|\"match\":\"directory\""
@@ -344,8 +342,8 @@ anywhere=(
 	"a sysfs file through a sysfs instance mounted elsewhere|kc-dirs kc-daud|read $K/sys2/kernel/uevent_seqnum|read|\"path\":\"/sys/kernel/uevent_seqnum\""
 	"pathless_exec: a detached copy of a directory|kc-pl kc-aud|api clone=$K exec=allowed-exec|pathless_exec|\"match\":\"detached\""
 	"pathless_exec: a tmpfs instance never attached|kc-pl kc-aud|api fsopen=tmpfs create fsmount copy=p exec=p|pathless_exec|\"match\":\"detached\""
-	"pathless_exec: a memfd under chroot(2)|kc-pl kc-aud|chroot $K memfd-exec /busybox echo ok|pathless_exec|\"match\":\"memfd\""
-	"pathless_exec: a memfd after pivot_root(2)|kc-pl kc-aud|pivot $K/pv memfd-exec /busybox echo ok|pathless_exec|\"match\":\"memfd\""
+	"pathless_exec: a memfd under chroot(2)|kc-pl kc-aud|chroot-memfd-exec $K /bin/busybox echo ok|pathless_exec|\"match\":\"memfd\""
+	"pathless_exec: a memfd after pivot_root(2)|kc-pl kc-aud|pivot-memfd-exec $K/pv /bin/busybox echo ok|pathless_exec|\"match\":\"memfd\""
 )
 check "kc-dirs may mount procfs (t-dirs has no mount rule)" in_cg kc-dirs mount -t proc kc-proc $K/proc2
 check "kc-dirs may bind-mount /proc/sys" in_cg kc-dirs mount --bind /proc/sys $K/psys

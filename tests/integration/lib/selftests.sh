@@ -45,5 +45,5 @@ selftests_expect() {
 }
 
 # Our tests (kernel/patches 0006, 0009) and the upstream BPF LSM tests.
-OUR_SELFTESTS="lsm_mprotect_audit lsm_audit_mode lsm_mac_admin lsm_license lsm_inactive lsm_xattr_cap lsm_retval lsm_cgroup_sock lsm_mount_hooks"
+OUR_SELFTESTS="lsm_mprotect_audit lsm_audit_mode lsm_mac_admin lsm_license lsm_inactive lsm_xattr_cap lsm_retval lsm_cgroup_sock lsm_mount_hooks lsm_exec_memory"
 UPSTREAM_LSM_SELFTESTS="test_lsm lsm_cgroup test_local_storage test_bprm_opts deny_namespace task_local_storage cgroup_getset_retval"

@@ -24,6 +24,9 @@ static const char *call_str(int call)
 	case KRSI_CALL_EXECVE: return "execve";
 	case KRSI_CALL_MMAP: return "mmap";
 	case KRSI_CALL_MPROTECT: return "mprotect";
+	case KRSI_CALL_PERSONALITY: return "personality";
+	case KRSI_CALL_OPEN: return "open";
+	case KRSI_CALL_PTRACE: return "ptrace";
 	}
 	return NULL;
 }
@@ -41,6 +44,7 @@ static const char *match_str(int m)
 	case KRSI_MATCH_DIR: return "directory";
 	case KRSI_MATCH_CUT_OFF: return "cut off";
 	case KRSI_MATCH_DETACHED: return "detached";
+	case KRSI_MATCH_ABOVE: return "above";
 	}
 	return NULL;
 }
@@ -53,6 +57,29 @@ static const char *replace_str(int call)
 	case KRSI_REPLACE_LINK: return "link";
 	case KRSI_REPLACE_UNLINK: return "unlink";
 	case KRSI_REPLACE_RMDIR: return "rmdir";
+	case KRSI_REPLACE_TRUNCATE: return "truncate";
+	case KRSI_REPLACE_CREATE: return "create";
+	case KRSI_REPLACE_MKDIR: return "mkdir";
+	case KRSI_REPLACE_MKNOD: return "mknod";
+	case KRSI_REPLACE_SYMLINK: return "symlink";
+	case KRSI_REPLACE_MOUNT: return "mount";
+	}
+	return NULL;
+}
+
+/* A write event's call: opening for writing is "open" (replace events say "write"). */
+static const char *write_call_str(int call)
+{
+	return call == KRSI_REPLACE_WRITE ? "open" : replace_str(call);
+}
+
+static const char *cap_route_str(uint64_t route)
+{
+	switch (route) {
+	case KRSI_CAP_CAPABLE: return "capable";
+	case KRSI_CAP_SYSLOG: return "syslog";
+	case KRSI_CAP_PERF: return "perf_event_open";
+	case KRSI_CAP_BPF: return "bpf";
 	}
 	return NULL;
 }
@@ -64,6 +91,11 @@ static const char *wx_str(int why)
 	case KRSI_WX_WRITE_EXEC: return "write+exec";
 	case KRSI_WX_WRITTEN: return "written";
 	case KRSI_WX_WRITERS: return "open for writing";
+	case KRSI_WX_EXEC_STACK: return "executable stack";
+	case KRSI_WX_READ_IMPLIES_EXEC: return "read implies exec";
+	case KRSI_WX_SEGMENT: return "write+exec segment";
+	case KRSI_WX_KERNEL_WRITE: return "write through the kernel";
+	case KRSI_WX_MAPPED_EXEC: return "mapped executable";
 	}
 	return NULL;
 }
@@ -112,6 +144,8 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		add_str(o, "path", path);
 		if (e->hook == KRSI_HOOK_EXEC || e->hook == KRSI_HOOK_PATHLESS)
 			add_str(o, "call", call_str(e->arg & 0xff));
+		else if (e->hook == KRSI_HOOK_OPEN_WRITE)
+			add_str(o, "call", write_call_str(e->arg & 0xff));
 		if (e->verdict != KRSI_VERDICT_LEARN) /* learned: no rule was looked at */
 			add_str(o, "match", match_str((e->arg >> 8) & 0xff));
 		if (e->dev) {
@@ -166,11 +200,20 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)e->value);
 		if ((e->arg & 0xff) == KRSI_CALL_MPROTECT)
 			add_str(o, "address", buf);
+		else if ((e->arg & 0xff) == KRSI_CALL_PERSONALITY)
+			add_str(o, "personality", buf);
+		else if ((e->arg & 0xff) == KRSI_CALL_PTRACE)
+			add_int(o, "target_pid", e->value);
+		else if ((e->arg & 0xff) == KRSI_CALL_EXECVE && e->value)
+			add_str(o, "flags", buf);
+		if (path[0])
+			add_str(o, "path", path);
 		add_str(o, "call", call_str(e->arg & 0xff));
 		add_str(o, "reason", wx_str((e->arg >> 8) & 0xff));
 		break;
 	case KRSI_HOOK_CAPABLE:
 		add_str(o, "capability", names_cap_str(e->arg) ?: "unknown");
+		add_str(o, "call", cap_route_str(e->value) ?: "unknown");
 		break;
 	case KRSI_HOOK_SELF:
 		add_str(o, "object", e->arg ? "program" : "map");

@@ -10,22 +10,33 @@ static const struct {
 	const char *prog;
 	uint64_t deny;
 } table[] = {
+	/* wx: /proc/PID/mem, and files mapped executable, are not opened for writing. */
 	{ "file_open", KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) |
-			       KRSI_DENY(KRSI_HOOK_REPLACE) },
+			       KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_WX) },
 	/*
-	 * What an exec allow list admits stays what it was; and (mount) no mount point of
-	 * another mount namespace is removed, which would detach its mounts there.
+	 * What a write rule protects is not truncated, renamed, replaced or removed, and no new
+	 * name takes its path; what an exec allow list admits stays what it was; and (mount) no
+	 * mount point of another mount namespace is removed, which would detach its mounts there.
 	 */
-	{ "inode_rename", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) },
-	{ "inode_link", KRSI_DENY(KRSI_HOOK_REPLACE) },
-	{ "inode_unlink", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) },
-	{ "inode_rmdir", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) },
+	{ "path_truncate", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_create", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_mkdir", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_mknod", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_symlink", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_rename", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) |
+				  KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_link", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_unlink", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) |
+				  KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_rmdir", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) |
+				 KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
 	{ "socket_create", KRSI_DENY(KRSI_HOOK_SOCKET) },
 	{ "socket_connect", KRSI_DENY(KRSI_HOOK_CONNECT) },
 	{ "socket_sendmsg", KRSI_DENY(KRSI_HOOK_CONNECT) },
 	{ "socket_bind", KRSI_DENY(KRSI_HOOK_BIND) },
-	{ "sb_mount", KRSI_DENY(KRSI_HOOK_MOUNT) },
-	{ "move_mount", KRSI_DENY(KRSI_HOOK_MOUNT) },
+	/* Also write: no mount over what a write rule protects. */
+	{ "sb_mount", KRSI_DENY(KRSI_HOOK_MOUNT) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "move_mount", KRSI_DENY(KRSI_HOOK_MOUNT) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
 	{ "sb_umount", KRSI_DENY(KRSI_HOOK_MOUNT) },
 	{ "sb_pivotroot", KRSI_DENY(KRSI_HOOK_MOUNT) },
 	{ "sb_remount", KRSI_DENY(KRSI_HOOK_MOUNT) },
@@ -34,18 +45,28 @@ static const struct {
 	{ "mount_setattr", KRSI_DENY(KRSI_HOOK_MOUNT) },
 	{ "fs_context_open", KRSI_DENY(KRSI_HOOK_MOUNT) },
 	{ "fs_context_mount", KRSI_DENY(KRSI_HOOK_MOUNT) },
-	{ "ptrace_access_check", KRSI_DENY(KRSI_HOOK_PTRACE) },
-	{ "ptrace_traceme", KRSI_DENY(KRSI_HOOK_PTRACE) },
+	/* Also wx: a tracer writes its tracee's code through the kernel. */
+	{ "ptrace_access_check", KRSI_DENY(KRSI_HOOK_PTRACE) | KRSI_DENY(KRSI_HOOK_WX) },
+	{ "ptrace_traceme", KRSI_DENY(KRSI_HOOK_PTRACE) | KRSI_DENY(KRSI_HOOK_WX) },
 	{ "kernel_module_request", KRSI_DENY(KRSI_HOOK_MODULE) },
 	{ "kernel_read_file", KRSI_DENY(KRSI_HOOK_MODULE) },
 	{ "kernel_load_data", KRSI_DENY(KRSI_HOOK_MODULE) },
-	{ "bpf", KRSI_DENY(KRSI_HOOK_BPF) },
+	/*
+	 * A denied CAP_BPF, CAP_PERFMON or CAP_SYSLOG denies its operation, which the kernel
+	 * also allows with CAP_SYS_ADMIN.
+	 */
+	{ "bpf", KRSI_DENY(KRSI_HOOK_BPF) | KRSI_DENY(KRSI_HOOK_CAPABLE) },
+	{ "perf_event_open", KRSI_DENY(KRSI_HOOK_CAPABLE) },
+	{ "syslog", KRSI_DENY(KRSI_HOOK_CAPABLE) },
 	{ "userns_create", KRSI_DENY(KRSI_HOOK_USERNS) },
 	/* W^X, and PROT_EXEC mappings as exec: the loader's and dlopen()'s way to run a file. */
 	{ "file_mprotect",
 	  KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_PATHLESS) },
 	{ "mmap_file",
 	  KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_EXEC) | KRSI_DENY(KRSI_HOOK_PATHLESS) },
+	/* wx: memory the kernel makes executable at execve, and READ_IMPLIES_EXEC (patch 13). */
+	{ "bprm_exec_memory", KRSI_DENY(KRSI_HOOK_WX) },
+	{ "task_setpersonality", KRSI_DENY(KRSI_HOOK_WX) },
 	{ "capable", KRSI_DENY(KRSI_HOOK_CAPABLE) },
 	/*
 	 * Attached whatever the profiles say. bprm_check_security also arms until_exec

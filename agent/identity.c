@@ -760,6 +760,20 @@ static const struct {
 	{ PROFILE_ALLOW_WRITE_DIRS, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR },
 };
 
+/* The lists whose rules' directories above get KRSI_KIND_ABOVE keys; ROOT: "/" too. */
+static const struct {
+	enum profile_path_list list;
+	uint32_t kind;
+	bool root;
+} above_lists[] = {
+	{ PROFILE_ALLOW_EXEC, KRSI_PATH_ALLOW_EXEC, false },
+	{ PROFILE_ALLOW_EXEC_DIRS, KRSI_PATH_ALLOW_EXEC, false },
+	{ PROFILE_WRITE, KRSI_PATH_WRITE, true },
+	{ PROFILE_WRITE_DIRS, KRSI_PATH_WRITE, true },
+	{ PROFILE_ALLOW_WRITE, KRSI_PATH_ALLOW_WRITE, true },
+	{ PROFILE_ALLOW_WRITE_DIRS, KRSI_PATH_ALLOW_WRITE, true },
+};
+
 static bool keys_have(const struct krsi_inode_key *keys, size_t n, const struct krsi_inode_key *k)
 {
 	for (size_t i = 0; i < n; i++)
@@ -791,9 +805,9 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 
 	for (size_t l = 0; l < ARRAY_SIZE(exact_lists); l++)
 		max += p->n_paths[exact_lists[l].list];
-	for (int l = PROFILE_ALLOW_EXEC; l <= PROFILE_ALLOW_EXEC_DIRS; l++)
-		for (size_t i = 0; i < p->n_paths[l]; i++)
-			for (const char *c = p->paths[l][i] + 1; *c; c++)
+	for (size_t a = 0; a < ARRAY_SIZE(above_lists); a++)
+		for (size_t i = 0; i < p->n_paths[above_lists[a].list]; i++)
+			for (const char *c = p->paths[above_lists[a].list][i]; *c; c++)
 				max += *c == '/';
 	keys = calloc(max + 1, sizeof(*keys));
 	holds = calloc(max + 1, sizeof(*holds));
@@ -824,22 +838,26 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 	/*
 	 * The directories above what an exec allow rule admits ("/a" and "/a/b" for "/a/b/c"):
 	 * none may be renamed, or another directory could take the rule's path (see replace in
-	 * krsi.h), and the next resolution would admit what it holds.
+	 * krsi.h), and the next resolution would admit what it holds. Above a write rule's (and
+	 * "/"): not renamed or removed either, and a new name there that is an exact rule's last
+	 * component is the rule's path before it exists (write_name_guarded).
 	 */
-	for (int l = PROFILE_ALLOW_EXEC; l <= PROFILE_ALLOW_EXEC_DIRS; l++) {
-		for (size_t i = 0; i < p->n_paths[l]; i++) {
-			const char *rule = p->paths[l][i];
+	for (size_t a = 0; a < ARRAY_SIZE(above_lists); a++) {
+		enum profile_path_list list = above_lists[a].list;
 
-			for (const char *c = rule + 1; *c; c++) {
+		for (size_t i = 0; i < p->n_paths[list]; i++) {
+			const char *rule = p->paths[list][i];
+
+			for (const char *c = above_lists[a].root ? rule : rule + 1; *c; c++) {
 				struct krsi_inode_key k = {
-					.slot = slot, .kind = KRSI_PATH_ALLOW_EXEC | KRSI_KIND_ABOVE
+					.slot = slot, .kind = above_lists[a].kind | KRSI_KIND_ABOVE
 				};
 				char dir[KRSI_PATH_MAX];
 				uint64_t dev, ino;
 
 				if (*c != '/' || !c[1])
 					continue;
-				snprintf(dir, sizeof(dir), "%.*s", (int)(c - rule), rule);
+				snprintf(dir, sizeof(dir), "%.*s", c == rule ? 1 : (int)(c - rule), rule);
 				if (identity_resolve(root, dir, &dev, &ino, &holds[n]) < 0)
 					continue;
 				k.dev = dev;

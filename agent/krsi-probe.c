@@ -9,6 +9,23 @@
  *   krsi-probe create PATH            create PATH (O_CREAT | O_EXCL, mode 0755) for writing
  *   krsi-probe rename OLD NEW | link OLD NEW   rename(2) / link(2)
  *   krsi-probe unlink PATH | rmdir PATH        unlink(2) / rmdir(2)
+ *   krsi-probe exchange A B           renameat2(2) RENAME_EXCHANGE
+ *   krsi-probe truncate PATH | open-trunc PATH  truncate(2) to 0 / open O_RDONLY|O_TRUNC
+ *   krsi-probe mkdir PATH | mknod PATH | symlink TARGET PATH   (mknod: a FIFO)
+ *   krsi-probe elf-copy SRC DST execstack|wxseg  copy the ELF program SRC to DST with an
+ *                                     executable PT_GNU_STACK / its code segment writable
+ *   krsi-probe personality-rie        personality(2) with READ_IMPLIES_EXEC (then back)
+ *   krsi-probe proc-mem-write         open /proc/self/mem for writing
+ *   krsi-probe exec-map-write PATH    map PATH PROT_READ|PROT_EXEC, then open it for writing
+ *   krsi-probe shm-double | shm-exec-write   System V shared memory attached writable, then
+ *                                     executable / executable, then writable
+ *   krsi-probe syslog                 syslog(2) SYSLOG_ACTION_READ_ALL of 16 bytes
+ *   krsi-probe perf                   perf_event_open(2) of a software counter on itself
+ *   krsi-probe connect-as SOCKFAM TYPE SAFAM ADDR PORT LEN   connect a SOCKFAM (inet,
+ *                                     inet6) socket of TYPE (stream, dgram) with a sockaddr
+ *                                     of family SAFAM (inet, inet6, unspec) and length LEN
+ *   krsi-probe sendto-as SOCKFAM SAFAM ADDR PORT LEN   one UDP datagram, that sockaddr
+ *   krsi-probe fastopen ADDR PORT     TCP sendto(MSG_FASTOPEN): a connect from sendmsg
  *   krsi-probe socket FAMILY TYPE [PROTO]  e.g. AF_PACKET SOCK_RAW, AF_INET SOCK_RAW 1
  *   krsi-probe connect ADDR PORT      UDP connect (nothing is sent)
  *   krsi-probe bind ADDR PORT         UDP bind
@@ -74,7 +91,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <elf.h>
+#include <sys/ipc.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/shm.h>
+#include <sys/stat.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -83,6 +106,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 
 /*
  * Open PATH for reading by name_to_handle_at() + open_by_handle_at() through the mount that
@@ -266,6 +290,94 @@ static int sockaddr_of(const char *addr, const char *port, struct sockaddr_stora
 	return -1;
 }
 
+
+/* A copy of the ELF program SRC at DST (mode 0755) with CHANGE made to its headers. */
+static int elf_copy(const char *src, const char *dst, const char *change)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, r = 0;
+	struct stat st;
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	char *buf = NULL;
+
+	if (in < 0 || fstat(in, &st) < 0 || !(buf = malloc(st.st_size)) ||
+	    read(in, buf, st.st_size) != st.st_size) {
+		r = errno ?: EIO;
+		goto out;
+	}
+	eh = (Elf64_Ehdr *)buf;
+	if (st.st_size < (off_t)sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(*ph) > (size_t)st.st_size) {
+		r = ENOEXEC;
+		goto out;
+	}
+	ph = (Elf64_Phdr *)(buf + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (!strcmp(change, "execstack") && ph[i].p_type == PT_GNU_STACK)
+			ph[i].p_flags |= PF_X;
+		if (!strcmp(change, "wxseg") && ph[i].p_type == PT_LOAD && ph[i].p_flags & PF_X)
+			ph[i].p_flags |= PF_W;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (out < 0 || write(out, buf, st.st_size) != st.st_size)
+		r = errno ?: EIO;
+out:
+	if (out >= 0)
+		close(out);
+	if (in >= 0)
+		close(in);
+	free(buf);
+	return r;
+}
+
+/* Two System V attachments of one segment, WHICH first: 'w' writable, 'x' executable. */
+static int shm_two(char first)
+{
+	int id = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600), r = 0;
+	int rw = 0, rx = SHM_EXEC | SHM_RDONLY;
+	void *a, *b;
+
+	if (id < 0)
+		return errno;
+	a = shmat(id, NULL, first == 'w' ? rw : rx);
+	if (a == (void *)-1) {
+		r = errno;
+	} else {
+		b = shmat(id, NULL, first == 'w' ? rx : rw);
+		r = b == (void *)-1 ? errno : 0;
+		if (!r)
+			shmdt(b);
+		shmdt(a);
+	}
+	shmctl(id, IPC_RMID, NULL);
+	return r;
+}
+
+static int family_of(const char *s)
+{
+	return !strcmp(s, "inet") ? AF_INET : !strcmp(s, "inet6") ? AF_INET6 :
+	       !strcmp(s, "unspec") ? AF_UNSPEC : -1;
+}
+
+/* A sockaddr of family SAFAM (the address parsed as IPv6 for inet6, else IPv4). */
+static void sockaddr_as(int safam, const char *addr, const char *port,
+			struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (safam == AF_INET6) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(atoi(port));
+		inet_pton(AF_INET6, addr, &sin6->sin6_addr);
+	} else {
+		sin->sin_family = safam;
+		sin->sin_port = htons(atoi(port));
+		inet_pton(AF_INET, addr, &sin->sin_addr);
+	}
+}
+
 /* Run FN in a child; its errno comes back as the exit status. */
 static int in_child(int (*fn)(void))
 {
@@ -431,6 +543,117 @@ int main(int argc, char **argv)
 		return result(unlink(argv[2]) < 0 ? errno : 0);
 	if (!strcmp(op, "rmdir") && argc == 3)
 		return result(rmdir(argv[2]) < 0 ? errno : 0);
+	if (!strcmp(op, "exchange") && argc == 4)
+		return result(syscall(SYS_renameat2, AT_FDCWD, argv[2], AT_FDCWD, argv[3],
+				      RENAME_EXCHANGE) < 0 ? errno : 0);
+	if (!strcmp(op, "truncate") && argc == 3)
+		return result(truncate(argv[2], 0) < 0 ? errno : 0);
+	if (!strcmp(op, "open-trunc") && argc == 3) {
+		fd = open(argv[2], O_RDONLY | O_TRUNC);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "mkdir") && argc == 3)
+		return result(mkdir(argv[2], 0755) < 0 ? errno : 0);
+	if (!strcmp(op, "mknod") && argc == 3)
+		return result(mknod(argv[2], S_IFIFO | 0644, 0) < 0 ? errno : 0);
+	if (!strcmp(op, "symlink") && argc == 4)
+		return result(symlink(argv[2], argv[3]) < 0 ? errno : 0);
+	if (!strcmp(op, "elf-copy") && argc == 5)
+		return result(elf_copy(argv[2], argv[3], argv[4]));
+	if (!strcmp(op, "personality-rie") && argc == 2) {
+		int old = personality(0xffffffff);
+
+		if (personality(old | READ_IMPLIES_EXEC) < 0)
+			return result(errno);
+		personality(old);
+		return result(0);
+	}
+	if (!strcmp(op, "proc-mem-write") && argc == 2) {
+		fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "exec-map-write") && argc == 3) {
+		fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return result(errno);
+		if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return result(errno);
+		fd = open(argv[2], O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if ((!strcmp(op, "shm-double") || !strcmp(op, "shm-exec-write")) && argc == 2)
+		return result(shm_two(op[4] == 'd' ? 'w' : 'x'));
+	if (!strcmp(op, "syslog") && argc == 2) {
+		char buf[16];
+
+		return result(klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf)) < 0 ? errno : 0);
+	}
+	if (!strcmp(op, "perf") && argc == 2) {
+		struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+					     .config = PERF_COUNT_SW_CPU_CLOCK, .exclude_kernel = 1,
+					     .exclude_hv = 1 };
+
+		fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+		if (fd < 0)
+			return result(errno);
+		close(fd);
+		return result(0);
+	}
+	if (!strcmp(op, "connect-as") && argc == 8) {
+		int sf = family_of(argv[2]), saf = family_of(argv[4]);
+
+		if (sf < 0 || saf < 0) {
+			fprintf(stderr, "krsi-probe: connect-as: bad family\n");
+			return 2;
+		}
+		sockaddr_as(saf, argv[5], argv[6], &ss);
+		fd = socket(sf, strcmp(argv[3], "stream") ? SOCK_DGRAM : SOCK_STREAM, 0);
+		if (fd < 0)
+			return result(errno);
+		r = connect(fd, (struct sockaddr *)&ss, atoi(argv[7])) < 0 ? errno : 0;
+		close(fd);
+		/* Refused: the connect was tried, not denied. */
+		return result(r == ECONNREFUSED ? 0 : r);
+	}
+	if (!strcmp(op, "sendto-as") && argc == 7) {
+		int sf = family_of(argv[2]), saf = family_of(argv[3]);
+
+		if (sf < 0 || saf < 0) {
+			fprintf(stderr, "krsi-probe: sendto-as: bad family\n");
+			return 2;
+		}
+		sockaddr_as(saf, argv[4], argv[5], &ss);
+		fd = socket(sf, SOCK_DGRAM, 0);
+		if (fd < 0)
+			return result(errno);
+		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, atoi(argv[6])) < 0 ? errno : 0;
+		close(fd);
+		return result(r);
+	}
+	if (!strcmp(op, "fastopen") && argc == 4) {
+		int fam = sockaddr_of(argv[2], argv[3], &ss, &len);
+
+		if (fam < 0) {
+			fprintf(stderr, "krsi-probe: %s: not an address\n", argv[2]);
+			return 2;
+		}
+		fd = socket(fam, SOCK_STREAM, 0);
+		if (fd < 0)
+			return result(errno);
+		r = sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+		close(fd);
+		/* Refused or unanswered: the connect was tried, not denied. */
+		return result(r == ECONNREFUSED || r == EINPROGRESS ? 0 : r);
+	}
 	if (!strcmp(op, "read-loop") && argc == 4) {
 		time_t end = time(NULL) + atoi(argv[3]);
 		long ok = 0, eperm = 0, other = 0;

@@ -30,6 +30,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "krsi.h"
+#include "sockaddr.h"
 
 #define EPERM 1
 #define AF_INET 2
@@ -44,6 +45,25 @@
 #define CAP_OPT_NOAUDIT 0x2
 #define DCACHE_DISCONNECTED 0x20 /* include/linux/dcache.h */
 #define DCACHE_MOUNTED 0x10000
+#define I_OVL_INUSE (1 << 14) /* include/linux/fs.h: an overlay's upper or work directory */
+#define S_IFMT 00170000
+#define MS_REMOUNT 32
+#define MS_UNBINDABLE (1 << 17)
+#define MS_PRIVATE (1 << 18)
+#define MS_SLAVE (1 << 19)
+#define MS_SHARED (1 << 20)
+#define S_IFDIR 0040000
+#define MAP_TYPE 0x0f
+#define MAP_PRIVATE 0x02
+#define VM_SHARED 0x8
+#define READ_IMPLIES_EXEC 0x0400000
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+#define BPRM_MEM_EXEC_STACK 0x1 /* include/linux/binfmts.h, kernel series patch 13 */
+#define BPRM_MEM_READ_IMPLIES_EXEC 0x2
+#define BPRM_MEM_WX_SEGMENT 0x4
+#define CAP_SYSLOG 34
+#define CAP_BPF 39
+#define CAP_PERFMON 38
 /* kern_mount() (shm_mnt, pipes, anon inodes): ERR_PTR(-EINVAL) in 6.1 fs/mount.h */
 #define MNT_NS_INTERNAL ((unsigned long)-22)
 
@@ -188,6 +208,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct krsi_path_key);
 } scratch SEC(".maps");
+
+/*
+ * wx: files a confined task mapped executable. While such a file is still mapped, no confined
+ * task opens it for writing or maps it shared and writable: the pages it runs would change
+ * under it. The mark goes with the inode; the first write that finds the file mapped no more
+ * clears it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u8);
+} exec_mapped SEC(".maps");
 
 struct ctx {
 	struct krsi_config *cfg;
@@ -1030,6 +1063,119 @@ int BPF_PROG(bprm_check_security, struct linux_binprm *bprm, int ret)
 	return exec_check(&c, bprm->file, KRSI_CALL_EXECVE, true);
 }
 
+/* Some installed policy sets deny bit HOOK: the programs need not look further if none does. */
+static __always_inline bool deny_anywhere(__u32 hook)
+{
+	__u32 zero = 0;
+	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
+
+	return cfg && cfg->deny_any & KRSI_DENY(hook);
+}
+
+/* ---- wx helpers ---- */
+
+/*
+ * A wx report. FILE: the file concerned or NULL; its inode makes reports on two files two
+ * reports. VALUE: the address (mprotect), the flags (execve), the personality.
+ */
+static __always_inline int wx_deny(struct ctx *c, __u32 call, __u32 why, __u64 value,
+				   struct file *file)
+{
+	struct report r = { .hook = KRSI_HOOK_WX, .arg = call | why << 8, .value = value };
+
+	if (file) {
+		r.path = (const char *)BPF_CORE_READ(file, f_path.dentry, d_name.name);
+		r.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	}
+	r.object = (call | why << 8) ^ (file ? (__u64)BPF_CORE_READ(file, f_inode, i_ino) << 16 : 0);
+	return decide(c, &r);
+}
+
+/* The inode whose pages a mapping of F maps: an overlay file's are its upper or lower file's. */
+static __always_inline struct inode *mapped_inode(struct file *f)
+{
+	struct inode *inode = BPF_CORE_READ(f, f_inode);
+	struct ovl_inode *oi;
+	struct dentry *upper;
+
+	if (BPF_CORE_READ(inode, i_sb, s_magic) != OVERLAYFS_SUPER_MAGIC)
+		return inode;
+	oi = (void *)inode - bpf_core_field_offset(struct ovl_inode, vfs_inode);
+	upper = BPF_CORE_READ(oi, __upperdentry);
+	if (upper)
+		return BPF_CORE_READ(upper, d_inode);
+	return BPF_CORE_READ(oi, lowerpath.dentry, d_inode);
+}
+
+/*
+ * Some task can change F's pages: F is open for writing (i_writecount), or mapped shared and
+ * writable (i_mmap_writable: System V shared memory counts there only).
+ */
+static __always_inline bool file_has_writers(struct file *f)
+{
+	struct inode *real = mapped_inode(f);
+
+	return BPF_CORE_READ(f, f_inode, i_writecount.counter) > 0 ||
+	       BPF_CORE_READ(real, i_writecount.counter) > 0 ||
+	       BPF_CORE_READ(real, i_mapping, i_mmap_writable.counter) > 0;
+}
+
+/* F was mapped executable by a confined task under wx. */
+static __always_inline void exec_mark(struct file *f)
+{
+	bpf_inode_storage_get(&exec_mapped, f->f_inode, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
+/* F, to be written, was mapped executable by a confined task and is mapped still. */
+static __always_inline bool exec_mapped_now(struct file *f)
+{
+	struct inode *real;
+
+	if (!bpf_inode_storage_get(&exec_mapped, f->f_inode, 0, 0))
+		return false;
+	real = mapped_inode(f);
+	if (BPF_CORE_READ(real, i_mapping, i_mmap.rb_root.rb_node))
+		return true;
+	bpf_inode_storage_delete(&exec_mapped, f->f_inode);
+	return false;
+}
+
+/* F is /proc/PID/mem or /proc/PID/task/TID/mem: writes to it write another mapping's pages. */
+static __always_inline bool proc_mem_file(struct file *f)
+{
+	struct dentry *d = f->f_path.dentry;
+	char name[4] = {}, parent[2] = {};
+
+	if (d->d_sb->s_magic != PROC_SUPER_MAGIC || d->d_name.len != 3)
+		return false;
+	bpf_probe_read_kernel(name, 3, d->d_name.name);
+	if (name[0] != 'm' || name[1] != 'e' || name[2] != 'm')
+		return false;
+	bpf_probe_read_kernel(parent, 1, BPF_CORE_READ(d, d_parent, d_name.name));
+	return parent[0] >= '0' && parent[0] <= '9';
+}
+
+/* wx: a debugger writes its tracee's code through the kernel (PTRACE_POKETEXT, /proc/PID/mem). */
+static __always_inline int wx_ptrace(__u64 pid)
+{
+	struct ctx c;
+
+	if (!deny_anywhere(KRSI_HOOK_WX) || !policy_get(&c) ||
+	    !(c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)))
+		return 0;
+	return wx_deny(&c, KRSI_CALL_PTRACE, KRSI_WX_KERNEL_WRITE, pid, NULL);
+}
+
+/* wx for a file opened for writing. */
+static __always_inline int wx_open(struct ctx *c, struct file *f)
+{
+	if (proc_mem_file(f))
+		return wx_deny(c, KRSI_CALL_OPEN, KRSI_WX_KERNEL_WRITE, 0, f);
+	if (exec_mapped_now(f))
+		return wx_deny(c, KRSI_CALL_OPEN, KRSI_WX_MAPPED_EXEC, 0, f);
+	return 0;
+}
+
 SEC("lsm/file_open")
 int BPF_PROG(file_open, struct file *file, int ret)
 {
@@ -1062,6 +1208,11 @@ int BPF_PROG(file_open, struct file *file, int ret)
 			if (r)
 				return r;
 		}
+	}
+	if (mode & FMODE_WRITE && c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
+		r = wx_open(&c, file);
+		if (r)
+			return r;
 	}
 	if (!deny)
 		return 0;
@@ -1132,40 +1283,17 @@ static __always_inline __u8 net_match(struct krsi_net_key *k)
 	return v && *v == KRSI_NET_RULE_DENY ? KRSI_NET_RULE_DENY : v ? *v : hit;
 }
 
-/* ADDRESS against the network rules of C's policy; its locals zeroed only past the check. */
-static __always_inline int net_decide(struct ctx *c, struct sockaddr *address, int addrlen,
-				      __u8 op, __u32 hook)
+/* SA against the network rules of C's policy; its locals zeroed only past the check. */
+static __always_inline int net_decide(struct ctx *c, struct krsi_sa *sa, __u8 op, __u32 hook)
 {
 	struct krsi_event_net net = {};
 	struct report r = { .hook = hook, .net = &net };
 	struct krsi_net_key k = {};
-	struct sockaddr_in6 sa = {};
 	__u8 v;
 
-	/* The kernel copied the address into its own sockaddr_storage: 128 bytes to read. */
-	if (bpf_probe_read_kernel(&sa, sizeof(sa), address) < 0)
-		return 0;
-	if (sa.sin6_family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)&sa;
-
-		k.family = 4;
-		k.port = bpf_ntohs(sin->sin_port);
-		__builtin_memcpy(k.addr, &sin->sin_addr, 4);
-	} else if (sa.sin6_family == AF_INET6 && addrlen >= (int)sizeof(struct sockaddr_in6)) {
-		__u32 *w = (__u32 *)&sa.sin6_addr;
-
-		k.port = bpf_ntohs(sa.sin6_port);
-		if (w[0] == 0 && w[1] == 0 && w[2] == bpf_htonl(0xffff)) {
-			/* ::ffff:a.b.c.d reaches an IPv4 host: IPv4 rules apply */
-			k.family = 4;
-			__builtin_memcpy(k.addr, &w[3], 4);
-		} else {
-			k.family = 6;
-			__builtin_memcpy(k.addr, w, 16);
-		}
-	} else {
-		return 0;
-	}
+	k.family = sa->family;
+	k.port = sa->port;
+	__builtin_memcpy(k.addr, sa->addr, 16);
 	k.prefixlen = (sizeof(k) - sizeof(k.prefixlen)) * 8;
 	k.slot = c->pol->slot;
 	k.op = op;
@@ -1179,11 +1307,9 @@ static __always_inline int net_decide(struct ctx *c, struct sockaddr *address, i
 		else
 			r.arg = KRSI_MATCH_NOT_ALLOWED << 8;
 	}
-	net.family = sa.sin6_family;
+	net.family = k.family == 4 ? AF_INET : AF_INET6;
 	net.port = k.port;
 	__builtin_memcpy(net.addr, k.addr, 16);
-	if (k.family == 4)
-		net.family = AF_INET;
 	{
 		__u64 a, b;
 
@@ -1198,15 +1324,28 @@ static __always_inline int net_decide(struct ctx *c, struct sockaddr *address, i
 	return decide(c, &r);
 }
 
-static __always_inline int net_check(struct sockaddr *address, int addrlen, __u8 op, __u32 hook)
+/*
+ * ADDRESS (ADDRLEN bytes, the kernel's copy) given to a connect, bind or sendmsg (SA_OP) on
+ * SOCK: the address it reaches, by the kernel's reading of every form (bpf/sockaddr.h).
+ */
+static __always_inline int net_check(struct socket *sock, struct sockaddr *address, int addrlen,
+				     int sa_op, __u8 op, __u32 hook)
 {
+	__u8 b[KRSI_SA_BYTES];
+	struct krsi_sa sa;
 	struct ctx c;
 
 	if (!policy_get(&c) || !((c.pol->deny | c.learn) & KRSI_DENY(hook)))
 		return 0;
-	if (addrlen < (int)sizeof(struct sockaddr_in))
+	if (addrlen < 2)
 		return 0;
-	return net_decide(&c, address, addrlen, op, hook);
+	/* The kernel's sockaddr_storage: 128 bytes; only the first ADDRLEN are looked at. */
+	if (bpf_probe_read_kernel(b, sizeof(b), address) < 0)
+		return 0;
+	krsi_sa_parse(b, addrlen, BPF_CORE_READ(sock, sk, __sk_common.skc_family), sa_op, &sa);
+	if (!sa.family)
+		return 0;
+	return net_decide(&c, &sa, op, hook);
 }
 
 SEC("lsm/socket_connect")
@@ -1214,7 +1353,8 @@ int BPF_PROG(socket_connect, struct socket *sock, struct sockaddr *address, int 
 {
 	if (ret)
 		return ret;
-	return net_check(address, addrlen, KRSI_NET_CONNECT, KRSI_HOOK_CONNECT);
+	return net_check(sock, address, addrlen, KRSI_SA_CONNECT, KRSI_NET_CONNECT,
+			 KRSI_HOOK_CONNECT);
 }
 
 SEC("lsm/socket_bind")
@@ -1222,10 +1362,13 @@ int BPF_PROG(socket_bind, struct socket *sock, struct sockaddr *address, int add
 {
 	if (ret)
 		return ret;
-	return net_check(address, addrlen, KRSI_NET_BIND, KRSI_HOOK_BIND);
+	return net_check(sock, address, addrlen, KRSI_SA_BIND, KRSI_NET_BIND, KRSI_HOOK_BIND);
 }
 
-/* sendto()/sendmsg() with a destination: an unconnected UDP socket must not bypass connect rules. */
+/*
+ * sendto()/sendmsg() with a destination: an unconnected UDP socket, or a TCP fast open
+ * (MSG_FASTOPEN connects from sendmsg), must not bypass connect rules.
+ */
 SEC("lsm/socket_sendmsg")
 int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, int ret)
 {
@@ -1236,7 +1379,252 @@ int BPF_PROG(socket_sendmsg, struct socket *sock, struct msghdr *msg, int size, 
 	name = msg->msg_name;
 	if (!name)
 		return 0;
-	return net_check(name, msg->msg_namelen, KRSI_NET_CONNECT, KRSI_HOOK_CONNECT);
+	return net_check(sock, name, msg->msg_namelen, KRSI_SA_SENDMSG, KRSI_NET_CONNECT,
+			 KRSI_HOOK_CONNECT);
+}
+
+/* ---- write: what write rules protect keeps its content ---- */
+
+/* The identity of D's inode has a key of KIND in inode_rules. */
+static __always_inline bool dentry_is(struct ctx *c, struct dentry *d, __u32 kind)
+{
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	struct krsi_inode_key k = { .slot = c->pol->slot, .kind = kind };
+
+	if (!inode)
+		return false;
+	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	k.ino = BPF_CORE_READ(inode, i_ino);
+	return inode_rule(&k);
+}
+
+/* The state of dentry_under(), one directory a step. */
+struct up_walk {
+	struct krsi_inode_key k;
+	__u64 d;
+	bool found;
+	bool layer; /* met an overlay's upper or work directory first */
+};
+
+static long up_walk_step(__u32 i, void *arg)
+{
+	struct up_walk *w = arg;
+	struct dentry *d = (void *)w->d, *parent = BPF_CORE_READ(d, d_parent);
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+
+	if (inode) {
+		w->k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		w->k.ino = BPF_CORE_READ(inode, i_ino);
+		if (inode_rule(&w->k)) {
+			w->found = true;
+			return 1;
+		}
+		if (BPF_CORE_READ(inode, i_state) & I_OVL_INUSE) {
+			w->layer = true;
+			return 1;
+		}
+	}
+	if (!parent || parent == d)
+		return 1;
+	w->d = (__u64)parent;
+	return 0;
+}
+
+/*
+ * D, or a directory above it on its file system, has a key of KIND (KRSI_KIND_DIR: is the
+ * directory of a directory rule). The dentries' own parents: no mount, root or bind mount
+ * changes the answer. *LAYER: the walk met a directory that an overlay uses as its upper or
+ * work directory, where the overlay's own calls (copy up, whiteouts) run in the task.
+ */
+static __always_inline bool dentry_under(struct ctx *c, struct dentry *d, __u32 kind, bool *layer)
+{
+	struct up_walk w = { .k = { .slot = c->pol->slot, .kind = kind }, .d = (__u64)d };
+
+	bpf_loop(KRSI_DIR_DEPTH, up_walk_step, &w, 0);
+	if (layer)
+		*layer = w.layer;
+	return w.found;
+}
+
+/* N's name is the last component of an exact rule of KIND whose directory is N's parent. */
+static __always_inline bool name_rule_at(struct ctx *c, struct dentry *n, __u32 kind)
+{
+	struct krsi_name_key nk = { .slot = c->pol->slot, .kind = kind };
+
+	if (!dentry_is(c, BPF_CORE_READ(n, d_parent), kind | KRSI_KIND_ABOVE))
+		return false;
+	name_key_fill(&nk, n);
+	return bpf_map_lookup_elem(&name_rules, &nk);
+}
+
+/*
+ * Why the file or directory D may not change (1 + enum krsi_match), or 0. A deny rule protects
+ * its file (by identity), a directory rule its directory and everything below, and both the
+ * directories above them (they are not renamed or removed, or another could take the path).
+ * A write allow list protects what it does not admit: CONTENT, the file's bytes are to change
+ * (truncation: a file with another name is not admitted by its directory); else its name
+ * (removal, rename).
+ */
+static __always_inline __u32 write_guarded(struct ctx *c, struct dentry *d, bool content)
+{
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	bool layer = false;
+
+	if (dentry_is(c, d, KRSI_PATH_WRITE))
+		return 1 + KRSI_MATCH_INODE;
+	/* At an exact rule's path: another file put there since the rules were resolved. */
+	if (name_rule_at(c, d, KRSI_PATH_WRITE))
+		return 1 + KRSI_MATCH_PATH;
+	if (dentry_is(c, d, KRSI_PATH_WRITE | KRSI_KIND_ABOVE))
+		return 1 + KRSI_MATCH_ABOVE;
+	if (c->pol->dirs & (1u << KRSI_PATH_WRITE) &&
+	    dentry_under(c, d, KRSI_PATH_WRITE | KRSI_KIND_DIR, NULL))
+		return 1 + KRSI_MATCH_DIR;
+	if (!(c->pol->allow & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) ||
+	    c->learn & KRSI_DENY(KRSI_HOOK_OPEN_WRITE))
+		return 0;
+	if (dentry_is(c, d, KRSI_PATH_ALLOW_WRITE) || name_rule_at(c, d, KRSI_PATH_ALLOW_WRITE))
+		return 0;
+	if (dentry_under(c, d, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR, &layer) &&
+	    (!content || !inode || BPF_CORE_READ(inode, __i_nlink) <= 1 ||
+	     (BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFDIR))
+		return 0;
+	/* The overlay's own calls below its upper directory: the call was checked above it. */
+	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
+}
+
+/* Why the new name N may not be made (1 + enum krsi_match), or 0. */
+static __always_inline __u32 write_name_guarded(struct ctx *c, struct dentry *n)
+{
+	struct dentry *p = BPF_CORE_READ(n, d_parent);
+	bool layer = false;
+
+	if (c->pol->dirs & (1u << KRSI_PATH_WRITE) &&
+	    dentry_under(c, p, KRSI_PATH_WRITE | KRSI_KIND_DIR, NULL))
+		return 1 + KRSI_MATCH_DIR;
+	if (name_rule_at(c, n, KRSI_PATH_WRITE))
+		return 1 + KRSI_MATCH_PATH;
+	if (!(c->pol->allow & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) ||
+	    c->learn & KRSI_DENY(KRSI_HOOK_OPEN_WRITE))
+		return 0;
+	if (dentry_under(c, p, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR, &layer) ||
+	    name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE))
+		return 0;
+	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
+}
+
+static __always_inline bool write_policy(struct ctx *c)
+{
+	return deny_anywhere(KRSI_HOOK_OPEN_WRITE) && policy_get(c) &&
+	       (c->pol->deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
+}
+
+/* A report on D under HOOK, ARG: the call and the match. */
+static __always_inline int name_deny(struct ctx *c, struct dentry *d, __u32 hook, __s32 arg)
+{
+	struct inode *inode = BPF_CORE_READ(d, d_inode);
+	struct report r = { .hook = hook, .arg = arg,
+			    .path = (const char *)BPF_CORE_READ(d, d_name.name) };
+
+	if (!inode)
+		inode = BPF_CORE_READ(d, d_parent, d_inode); /* a new name: its directory */
+	if (inode) {
+		r.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+		r.value = BPF_CORE_READ(inode, i_ino);
+	}
+	/* Its directory and the start of its name: two names of one file are two reports. */
+	{
+		__u64 name = 0;
+
+		bpf_probe_read_kernel_str(&name, sizeof(name), r.path);
+		r.object = name ^ (__u64)BPF_CORE_READ(d, d_parent, d_inode, i_ino) << 24 ^
+			   r.value ^ (__u64)r.arg << 48;
+	}
+	return decide(c, &r);
+}
+
+/* WHY: 1 + enum krsi_match, from write_guarded() or write_name_guarded(). */
+static __always_inline int write_deny(struct ctx *c, struct dentry *d, __u32 call, __u32 why)
+{
+	return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8);
+}
+
+/* CALL makes the new name N (create, mkdir, mknod, symlink, link). */
+static __always_inline int write_new_name(struct dentry *n, __u32 call)
+{
+	struct ctx c;
+	__u32 why;
+
+	if (!write_policy(&c))
+		return 0;
+	why = write_name_guarded(&c, n);
+	return why ? write_deny(&c, n, call, why) : 0;
+}
+
+/*
+ * truncate(2), ftruncate(2) and open(2) with O_TRUNC (even read-only) all pass path_truncate
+ * (6.1 has no file_truncate hook; CONFIG_SECURITY_PATH).
+ */
+SEC("lsm/path_truncate")
+int BPF_PROG(path_truncate, const struct path *path, int ret)
+{
+	struct dentry *d;
+	struct ctx c;
+	__u32 why;
+
+	if (ret)
+		return ret;
+	if (!write_policy(&c))
+		return 0;
+	d = BPF_CORE_READ(path, dentry);
+	why = write_guarded(&c, d, true);
+	return why ? write_deny(&c, d, KRSI_REPLACE_TRUNCATE, why) : 0;
+}
+
+SEC("lsm/inode_create")
+int BPF_PROG(inode_create, struct inode *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return write_new_name(dentry, KRSI_REPLACE_CREATE);
+}
+
+SEC("lsm/inode_mkdir")
+int BPF_PROG(inode_mkdir, struct inode *dir, struct dentry *dentry, umode_t mode, int ret)
+{
+	if (ret)
+		return ret;
+	return write_new_name(dentry, KRSI_REPLACE_MKDIR);
+}
+
+SEC("lsm/inode_mknod")
+int BPF_PROG(inode_mknod, struct inode *dir, struct dentry *dentry, umode_t mode, dev_t dev,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return write_new_name(dentry, KRSI_REPLACE_MKNOD);
+}
+
+SEC("lsm/inode_symlink")
+int BPF_PROG(inode_symlink, struct inode *dir, struct dentry *dentry, const char *old_name,
+	     int ret)
+{
+	if (ret)
+		return ret;
+	return write_new_name(dentry, KRSI_REPLACE_SYMLINK);
+}
+
+/* A mount over D (sb_mount, move_mount) puts other content at its path. */
+static __always_inline int write_mount(struct dentry *d)
+{
+	struct ctx c;
+	__u32 why;
+
+	if (!write_policy(&c))
+		return 0;
+	why = write_guarded(&c, d, false);
+	return why ? write_deny(&c, d, KRSI_REPLACE_MOUNT, why) : 0;
 }
 
 /*
@@ -1254,7 +1642,11 @@ int BPF_PROG(sb_mount, const char *dev_name, const struct path *path, const char
 {
 	if (ret)
 		return ret;
-	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_MOUNT, flags, type);
+	ret = flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_MOUNT, flags, type);
+	/* A mount on PATH, not a change of an existing mount's flags or propagation. */
+	if (ret || flags & (MS_REMOUNT | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE))
+		return ret;
+	return write_mount(path->dentry);
 }
 
 SEC("lsm/move_mount")
@@ -1262,8 +1654,9 @@ int BPF_PROG(move_mount, const struct path *from_path, const struct path *to_pat
 {
 	if (ret)
 		return ret;
-	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_MOVE, 0,
-			  from_path->mnt->mnt_sb->s_type->name);
+	ret = flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_MOVE, 0,
+			 from_path->mnt->mnt_sb->s_type->name);
+	return ret ?: write_mount(to_path->dentry);
 }
 
 SEC("lsm/sb_umount")
@@ -1345,7 +1738,8 @@ int BPF_PROG(ptrace_access_check, struct task_struct *child, unsigned int mode, 
 		return ret;
 	if (!(mode & PTRACE_MODE_ATTACH))
 		return 0;
-	return flag_check(KRSI_HOOK_PTRACE, mode, child->tgid, NULL);
+	ret = flag_check(KRSI_HOOK_PTRACE, mode, child->tgid, NULL);
+	return ret ?: wx_ptrace(child->tgid);
 }
 
 SEC("lsm/ptrace_traceme")
@@ -1353,7 +1747,8 @@ int BPF_PROG(ptrace_traceme, struct task_struct *parent, int ret)
 {
 	if (ret)
 		return ret;
-	return flag_check(KRSI_HOOK_PTRACE, 0, parent->tgid, NULL);
+	ret = flag_check(KRSI_HOOK_PTRACE, 0, parent->tgid, NULL);
+	return ret ?: wx_ptrace(parent->tgid);
 }
 
 SEC("lsm/kernel_module_request")
@@ -1379,14 +1774,6 @@ int BPF_PROG(kernel_load_data, enum kernel_load_data_id id, bool contents, int r
 	if (ret)
 		return ret;
 	return flag_check(KRSI_HOOK_MODULE, 100 + id, 0, NULL);
-}
-
-SEC("lsm/bpf")
-int BPF_PROG(bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
-{
-	if (ret)
-		return ret;
-	return flag_check(KRSI_HOOK_BPF, cmd, 0, NULL);
 }
 
 /* A confined task never gets an fd to krsi's maps or programs, whatever its profile says. */
@@ -1429,31 +1816,6 @@ int BPF_PROG(userns_create, const struct cred *cred, int ret)
 	return flag_check(KRSI_HOOK_USERNS, 0, 0, NULL);
 }
 
-/* Some installed policy sets deny bit HOOK: the programs need not look further if none does. */
-static __always_inline bool deny_anywhere(__u32 hook)
-{
-	__u32 zero = 0;
-	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
-
-	return cfg && cfg->deny_any & KRSI_DENY(hook);
-}
-
-/* FILE: the mapped file or NULL; its inode makes reports on two files two reports. */
-static __always_inline int wx_deny(struct ctx *c, __u32 call, __u32 why, __u64 addr,
-				   struct file *file)
-{
-	struct report r = { .hook = KRSI_HOOK_WX, .arg = call | why << 8, .value = addr };
-
-	r.object = (call | why << 8) ^ (file ? (__u64)file->f_inode->i_ino << 16 : 0);
-	return decide(c, &r);
-}
-
-/* Some task holds FILE open for writing: a mapping of it can change behind an X view. */
-static __always_inline bool file_has_writers(struct file *f)
-{
-	return f->f_inode->i_writecount.counter > 0;
-}
-
 /*
  * W^X ("wx"): no memory is writable and executable at once, shared or private, file-backed or
  * anonymous; no anonymous memory becomes executable; no mapping that is or was writable becomes
@@ -1471,15 +1833,23 @@ int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 
 	if (ret)
 		return ret;
-	if (!(prot & PROT_EXEC))
-		return 0;
 	file = vma->vm_file;
+	flags = vma->vm_flags;
+	if (!(prot & PROT_EXEC)) {
+		/* A shared mapping made writable: its file's pages may run elsewhere (wx). */
+		if (!(prot & PROT_WRITE) || !(flags & VM_SHARED) || !file ||
+		    !deny_anywhere(KRSI_HOOK_WX))
+			return 0;
+		if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) ||
+		    !exec_mapped_now(file))
+			return 0;
+		return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_MAPPED_EXEC, vma->vm_start, file);
+	}
 	/* Anonymous memory: only W^X applies. */
 	if (!file && !deny_anywhere(KRSI_HOOK_WX))
 		return 0;
 	if (!policy_get(&c))
 		return 0;
-	flags = vma->vm_flags;
 	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
 		if (!file)
 			return wx_deny(&c, KRSI_CALL_MPROTECT, KRSI_WX_ANON, vma->vm_start, NULL);
@@ -1493,7 +1863,10 @@ int BPF_PROG(file_mprotect, struct vm_area_struct *vma, unsigned long reqprot, u
 	/* Already executable: checked when it was mapped or made so. */
 	if (!file || flags & VM_EXEC)
 		return 0;
-	return exec_check(&c, file, KRSI_CALL_MPROTECT, false);
+	ret = exec_check(&c, file, KRSI_CALL_MPROTECT, false);
+	if (!ret && c.pol->deny & KRSI_DENY(KRSI_HOOK_WX))
+		exec_mark(file);
+	return ret;
 }
 
 SEC("lsm/mmap_file")
@@ -1504,8 +1877,16 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 
 	if (ret)
 		return ret;
-	if (!(prot & PROT_EXEC))
-		return 0;
+	if (!(prot & PROT_EXEC)) {
+		/* A shared writable mapping of a file whose pages may run elsewhere (wx). */
+		if (!(prot & PROT_WRITE) || !file || (flags & MAP_TYPE) == MAP_PRIVATE ||
+		    !deny_anywhere(KRSI_HOOK_WX))
+			return 0;
+		if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) ||
+		    !exec_mapped_now(file))
+			return 0;
+		return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_MAPPED_EXEC, 0, file);
+	}
 	if (!file && !deny_anywhere(KRSI_HOOK_WX))
 		return 0;
 	if (!policy_get(&c))
@@ -1520,23 +1901,52 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 	}
 	if (!file)
 		return 0;
-	return exec_check(&c, file, KRSI_CALL_MMAP, true);
+	ret = exec_check(&c, file, KRSI_CALL_MMAP, true);
+	if (!ret && c.pol->deny & KRSI_DENY(KRSI_HOOK_WX))
+		exec_mark(file);
+	return ret;
 }
+
+/*
+ * wx: memory the kernel makes executable without an mmap or mprotect (kernel series patch
+ * 13). An execve whose program asks for an executable stack, has a writable and executable
+ * segment (its own or its interpreter's) or takes READ_IMPLIES_EXEC (which makes the heap and
+ * every readable mapping executable) fails with EPERM, as does personality(2) with
+ * READ_IMPLIES_EXEC: there is no other answer to either.
+ */
+SEC("lsm/bprm_exec_memory")
+int BPF_PROG(bprm_exec_memory, struct linux_binprm *bprm, unsigned int flags, int ret)
+{
+	struct ctx c;
+	__u32 why = KRSI_WX_READ_IMPLIES_EXEC;
+
+	if (ret)
+		return ret;
+	if (!deny_anywhere(KRSI_HOOK_WX) || !policy_get(&c) ||
+	    !(c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)))
+		return 0;
+	if (flags & BPRM_MEM_EXEC_STACK)
+		why = KRSI_WX_EXEC_STACK;
+	else if (flags & BPRM_MEM_WX_SEGMENT)
+		why = KRSI_WX_SEGMENT;
+	return wx_deny(&c, KRSI_CALL_EXECVE, why, flags, bprm->file);
+}
+
+SEC("lsm/task_setpersonality")
+int BPF_PROG(task_setpersonality, unsigned int persona, int ret)
+{
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!(persona & READ_IMPLIES_EXEC) || !deny_anywhere(KRSI_HOOK_WX) || !policy_get(&c) ||
+	    !(c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)))
+		return 0;
+	return wx_deny(&c, KRSI_CALL_PERSONALITY, KRSI_WX_READ_IMPLIES_EXEC, persona, NULL);
+}
+
 
 /* ---- replace: what an exec allow list admits stays what it was ---- */
-
-/* The identity of D's inode has a key of KIND in inode_rules. */
-static __always_inline bool dentry_is(struct ctx *c, struct dentry *d, __u32 kind)
-{
-	struct inode *inode = BPF_CORE_READ(d, d_inode);
-	struct krsi_inode_key k = { .slot = c->pol->slot, .kind = kind };
-
-	if (!inode)
-		return false;
-	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-	k.ino = BPF_CORE_READ(inode, i_ino);
-	return inode_rule(&k);
-}
 
 /* D, or a directory above it on its file system, is a directory that exec rules admit. */
 static __always_inline bool dentry_in_exec_dir(struct ctx *c, struct dentry *d)
@@ -1592,23 +2002,42 @@ static __always_inline bool replace_policy(struct ctx *c)
 
 static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 call)
 {
-	struct inode *inode = BPF_CORE_READ(d, d_inode);
-	struct report r = { .hook = KRSI_HOOK_REPLACE, .arg = call | KRSI_MATCH_EXEC_ALLOWED << 8,
-			    .path = (const char *)BPF_CORE_READ(d, d_name.name) };
+	return name_deny(c, d, KRSI_HOOK_REPLACE, call | KRSI_MATCH_EXEC_ALLOWED << 8);
+}
 
-	if (inode) {
-		r.dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		r.value = BPF_CORE_READ(inode, i_ino);
-	}
-	/* Its directory and the start of its name: two names of one file are two reports. */
-	{
-		__u64 name = 0;
+/*
+ * write: renaming what a write rule protects, or over it, or onto the path of an exact rule.
+ * RENAME_EXCHANGE passes this hook twice, each way.
+ */
+static __always_inline int write_rename(struct dentry *old, struct dentry *new)
+{
+	struct ctx c;
+	__u32 why;
 
-		bpf_probe_read_kernel_str(&name, sizeof(name), r.path);
-		r.object = name ^ (__u64)BPF_CORE_READ(d, d_parent, d_inode, i_ino) << 24 ^
-			   r.value ^ (__u64)r.arg << 48;
+	if (!write_policy(&c))
+		return 0;
+	why = write_guarded(&c, old, false);
+	if (why)
+		return write_deny(&c, old, KRSI_REPLACE_RENAME, why);
+	if (BPF_CORE_READ(new, d_inode)) {
+		why = write_guarded(&c, new, false);
+		if (why)
+			return write_deny(&c, new, KRSI_REPLACE_RENAME, why);
 	}
-	return decide(c, &r);
+	why = write_name_guarded(&c, new);
+	return why ? write_deny(&c, new, KRSI_REPLACE_RENAME, why) : 0;
+}
+
+/* write: removing what a write rule protects (unlink, rmdir). */
+static __always_inline int write_remove(struct dentry *d, __u32 call)
+{
+	struct ctx c;
+	__u32 why;
+
+	if (!write_policy(&c))
+		return 0;
+	why = write_guarded(&c, d, false);
+	return why ? write_deny(&c, d, call, why) : 0;
 }
 
 SEC("lsm/inode_rename")
@@ -1624,6 +2053,9 @@ int BPF_PROG(inode_rename, struct inode *old_dir, struct dentry *old_dentry, str
 		if (ret)
 			return ret;
 	}
+	ret = write_rename(old_dentry, new_dentry);
+	if (ret)
+		return ret;
 	if (!replace_policy(&c))
 		return 0;
 	if (dentry_bound(&c, old_dentry))
@@ -1641,6 +2073,9 @@ int BPF_PROG(inode_link, struct dentry *old_dentry, struct inode *dir, struct de
 
 	if (ret)
 		return ret;
+	ret = write_new_name(new_dentry, KRSI_REPLACE_LINK);
+	if (ret)
+		return ret;
 	if (!replace_policy(&c))
 		return 0;
 	if (dentry_new_name_admitted(&c, new_dentry))
@@ -1655,7 +2090,7 @@ int BPF_PROG(inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
 
 	if (ret)
 		return ret;
-	ret = detach_check(dentry, KRSI_REPLACE_UNLINK);
+	ret = detach_check(dentry, KRSI_REPLACE_UNLINK) ?: write_remove(dentry, KRSI_REPLACE_UNLINK);
 	if (ret)
 		return ret;
 	if (!replace_policy(&c))
@@ -1672,7 +2107,7 @@ int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
 
 	if (ret)
 		return ret;
-	ret = detach_check(dentry, KRSI_REPLACE_RMDIR);
+	ret = detach_check(dentry, KRSI_REPLACE_RMDIR) ?: write_remove(dentry, KRSI_REPLACE_RMDIR);
 	if (ret)
 		return ret;
 	if (!replace_policy(&c))
@@ -1688,6 +2123,52 @@ static __always_inline bool caps_anywhere(int cap)
 	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
 
 	return cfg && (cfg->caps_any & (1ULL << cap));
+}
+
+/*
+ * Where the kernel takes CAP_SYS_ADMIN in place of a narrower capability (check_syslog_
+ * permissions(), perfmon_capable(), bpf_capable()), denying the narrower one in capable() stops
+ * nothing for a task that holds CAP_SYS_ADMIN: the operation's own hook denies it instead,
+ * while CAP (its narrower capability) is denied. ROUTE: enum krsi_cap_route.
+ */
+static __always_inline int cap_route(int cap, __u32 route)
+{
+	struct report r = { .hook = KRSI_HOOK_CAPABLE, .arg = cap, .value = route,
+			    .object = cap | route << 8 };
+	struct ctx c;
+
+	if (!caps_anywhere(cap))
+		return 0;
+	if (!policy_get(&c) || !(c.pol->deny & KRSI_DENY(KRSI_HOOK_CAPABLE)) ||
+	    !(c.pol->caps & (1ULL << cap)))
+		return 0;
+	return decide(&c, &r);
+}
+
+/* syslog(2) and /dev/kmsg reads, after the kernel's CAP_SYSLOG-or-CAP_SYS_ADMIN check. */
+SEC("lsm/syslog")
+int BPF_PROG(syslog, int type, int ret)
+{
+	if (ret)
+		return ret;
+	return cap_route(CAP_SYSLOG, KRSI_CAP_SYSLOG);
+}
+
+SEC("lsm/perf_event_open")
+int BPF_PROG(perf_event_open, struct perf_event_attr *attr, int type, int ret)
+{
+	if (ret)
+		return ret;
+	return cap_route(CAP_PERFMON, KRSI_CAP_PERF);
+}
+
+SEC("lsm/bpf")
+int BPF_PROG(bpf, int cmd, union bpf_attr *attr, unsigned int size, int ret)
+{
+	if (ret)
+		return ret;
+	ret = flag_check(KRSI_HOOK_BPF, cmd, 0, NULL);
+	return ret ?: cap_route(CAP_BPF, KRSI_CAP_BPF);
 }
 
 SEC("lsm/capable")

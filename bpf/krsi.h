@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 10
+#define KRSI_ABI_VERSION 11
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -44,7 +44,8 @@
 enum krsi_hook {
 	KRSI_HOOK_EXEC = 0,	   /* bprm_check_security, mmap_file, file_mprotect: code from a file */
 	KRSI_HOOK_OPEN_READ,	   /* file_open for reading */
-	KRSI_HOOK_OPEN_WRITE,	   /* file_open for writing */
+	KRSI_HOOK_OPEN_WRITE,	   /* file_open for writing, and every other change to what a
+				    * write rule protects (enum krsi_replace_call) */
 	KRSI_HOOK_SOCKET,	   /* socket_create: family and type */
 	KRSI_HOOK_CONNECT,	   /* socket_connect: address and port */
 	KRSI_HOOK_BIND,		   /* socket_bind: address and port */
@@ -74,6 +75,10 @@ enum krsi_exec_call {
 	KRSI_CALL_EXECVE = 0,
 	KRSI_CALL_MMAP = 1,
 	KRSI_CALL_MPROTECT = 2,
+	/* wx events only */
+	KRSI_CALL_PERSONALITY = 3, /* personality(2) */
+	KRSI_CALL_OPEN = 4,	   /* opening a process's memory (/proc/PID/mem) for writing */
+	KRSI_CALL_PTRACE = 5,	   /* attaching to a process (ptrace, /proc/PID/mem) */
 };
 
 enum krsi_match {
@@ -88,10 +93,12 @@ enum krsi_match {
 				 * file system's root (a file handle), so none can be ruled out */
 	KRSI_MATCH_DETACHED = 8, /* pathless: on a mount outside the task's mount namespace (a
 				  * detached copy or a file system instance never attached) */
+	KRSI_MATCH_ABOVE = 9,	/* write: a directory above what a write rule protects */
 };
 
 /*
- * krsi_event.arg of replace events: the call (low byte) and KRSI_MATCH_EXEC_ALLOWED. Under an
+ * krsi_event.arg of replace and write events: the call (low byte) and the match (next byte).
+ * Replace events match KRSI_MATCH_EXEC_ALLOWED. Under an
  * exec allow list, the files and directories it admits stay what they were: none is opened for
  * writing, renamed, replaced or removed, nothing is created, linked or renamed into a directory
  * it admits or onto the name of an exact rule, and no directory above one is renamed.
@@ -102,6 +109,13 @@ enum krsi_replace_call {
 	KRSI_REPLACE_LINK = 2,
 	KRSI_REPLACE_UNLINK = 3,
 	KRSI_REPLACE_RMDIR = 4,
+	/* write events */
+	KRSI_REPLACE_TRUNCATE = 5, /* path_truncate: truncate(2), ftruncate(2), O_TRUNC */
+	KRSI_REPLACE_CREATE = 6,   /* inode_create: a new file (open with O_CREAT) */
+	KRSI_REPLACE_MKDIR = 7,
+	KRSI_REPLACE_MKNOD = 8,
+	KRSI_REPLACE_SYMLINK = 9,
+	KRSI_REPLACE_MOUNT = 10,   /* sb_mount, move_mount: a mount over the path */
 };
 
 /*
@@ -130,7 +144,25 @@ enum krsi_wx_reason {
 	KRSI_WX_ANON = 0,	 /* anonymous memory made executable */
 	KRSI_WX_WRITE_EXEC = 1,	 /* writable and executable at once */
 	KRSI_WX_WRITTEN = 2,	 /* a writable or written mapping made executable */
-	KRSI_WX_WRITERS = 3,	 /* the file is open for writing: the other half of a double map */
+	KRSI_WX_WRITERS = 3,	 /* the file is open for writing or mapped shared and writable: the
+				  * other half of a double map */
+	KRSI_WX_EXEC_STACK = 4,	 /* execve: the program asks for an executable stack */
+	KRSI_WX_READ_IMPLIES_EXEC = 5, /* execve or personality(2): READ_IMPLIES_EXEC */
+	KRSI_WX_SEGMENT = 6,	 /* execve: a segment of the program or its interpreter is W+X */
+	KRSI_WX_KERNEL_WRITE = 7, /* a write through the kernel: /proc/PID/mem, ptrace */
+	KRSI_WX_MAPPED_EXEC = 8, /* the file is mapped executable: not opened or mapped for writing */
+};
+
+/*
+ * krsi_event.value of capable events: the route by which a denied capability was asked for.
+ * Where the kernel accepts CAP_SYS_ADMIN in place of a narrower capability, the operation's
+ * own hook denies it while the narrower one is denied (agent/README.md lists them).
+ */
+enum krsi_cap_route {
+	KRSI_CAP_CAPABLE = 0, /* capable(): the capability itself */
+	KRSI_CAP_SYSLOG = 1,  /* syslog: CAP_SYSLOG, or CAP_SYS_ADMIN in its place */
+	KRSI_CAP_PERF = 2,    /* perf_event_open: CAP_PERFMON, or CAP_SYS_ADMIN */
+	KRSI_CAP_BPF = 3,     /* bpf: CAP_BPF, or CAP_SYS_ADMIN */
 };
 
 #define KRSI_DENY(hook) (1ULL << (hook))
@@ -191,7 +223,11 @@ struct krsi_inode_key {
  * across mounts, has that identity.
  */
 #define KRSI_KIND_DIR 0x100
-/* A directory above an exec allow rule's file or directory: it is not renamed (replace). */
+/*
+ * A directory above an exec allow rule's file or directory: it is not renamed (replace). Above
+ * a write rule's (deny or allow), the root included: a new name there that is the last
+ * component of an exact rule of the kind is the rule's path, before it exists.
+ */
 #define KRSI_KIND_ABOVE 0x200
 #define KRSI_DIR_DEPTH 32 /* ancestors looked at */
 

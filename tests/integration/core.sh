@@ -52,6 +52,11 @@ dt_holder=$!
 cp /bin/echo $K/denied-exec
 cp /bin/echo $K/mv-exec
 cp /bin/echo $K/wxfile
+cp /bin/echo $K/wxmapped
+# Programs the kernel would give an executable stack, or a writable and executable segment.
+$PROBE elf-copy /bin/echo $K/execstack execstack >/dev/null
+$PROBE elf-copy /bin/echo $K/wxseg wxseg >/dev/null
+mkdir -p $K/wa/b && : >$K/wa/b/wafile
 cp /bin/echo $K/allowed-exec
 cp /bin/echo $K/xdir/prog
 ln -s $K/denied-exec $K/link
@@ -74,10 +79,10 @@ deny_all='
 	"exec_dirs": ["/tmp/kc/xdir"],
 	"read": ["/tmp/kc/secret"],
 	"read_dirs": ["/tmp/kc/rdir"],
-	"write": ["/tmp/kc/wfile"],
+	"write": ["/tmp/kc/wfile", "/tmp/kc/wnew", "/tmp/kc/wa/b/wafile"],
 	"write_dirs": ["/tmp/kc/wdir"],
 	"socket": ["AF_PACKET", "AF_INET:SOCK_RAW"],
-	"connect": ["127.0.0.2/32:9", "127.0.1.0/24", "[::1]:9"],
+	"connect": ["127.0.0.2/32:9", "127.0.1.0/24", "[::1]:9", "[::1]:19", "127.0.0.1/32:7"],
 	"bind": ["127.0.0.3"],
 	"mount": true, "ptrace": true, "module": true, "bpf": true, "userns": true, "wx": true,
 	"pathless_exec": true,
@@ -210,6 +215,17 @@ kinds=(
 	"connect, IPv6|connect ::1 9|ok|connect|\"address\":\"::1\""
 	"connect, IPv4-mapped IPv6|connect ::ffff:127.0.1.9 99|ok|connect|\"address\":\"127.0.1.9\""
 	"sendto, unconnected UDP|sendto 127.0.1.33 53|ok|connect|\"address\":\"127.0.1.33\""
+	# Every form of an address the kernel accepts (bpf/sockaddr.h; tests/unit/test_sockaddr.c
+	# walks them all): each reaches a denied address.
+	"connect, IPv4-mapped in a 24-byte sockaddr_in6|connect-as inet6 dgram inet6 ::ffff:127.0.1.20 99 24|ok|connect|\"address\":\"127.0.1.20\""
+	"connect, IPv6 in a 24-byte sockaddr_in6|connect-as inet6 dgram inet6 ::1 19 24|ok|connect|\"address\":\"::1\",\"port\":19"
+	"connect, TCP over IPv6 to an IPv4-mapped address|connect-as inet6 stream inet6 ::ffff:127.0.1.21 9 28|ok|connect|\"address\":\"127.0.1.21\""
+	"connect, an IPv6 UDP socket given an AF_INET sockaddr|connect-as inet6 dgram inet 127.0.1.22 9 16|ok|connect|\"address\":\"127.0.1.22\""
+	"connect to 0.0.0.0 reaches 127.0.0.1|connect-as inet dgram inet 0.0.0.0 7 16|ok|connect|\"address\":\"127.0.0.1\",\"port\":7"
+	"connect to :: reaches ::1|connect-as inet6 dgram inet6 :: 9 28|ok|connect|\"address\":\"::1\",\"port\":9"
+	"sendto, AF_UNSPEC on an IPv4 socket is AF_INET|sendto-as inet unspec 127.0.1.23 53 16|ok|connect|\"address\":\"127.0.1.23\""
+	"sendto, an IPv6 UDP socket given an AF_INET sockaddr|sendto-as inet6 inet 127.0.1.24 53 16|ok|connect|\"address\":\"127.0.1.24\""
+	"TCP fast open, a connect from sendto(MSG_FASTOPEN)|fastopen 127.0.1.25 9|ok|connect|\"address\":\"127.0.1.25\""
 	"bind|bind 127.0.0.3 0|ok|bind|\"address\":\"127.0.0.3\""
 	"ptrace attach|ptrace|ok|ptrace|\"target_pid\""
 	"ptrace traceme|traceme|ok|ptrace|\"target_pid\""
@@ -222,6 +238,12 @@ kinds=(
 	"W^X shared file mapped write+exec|wx-file $K/wxfile|ok|wx|\"reason\":\"write+exec\""
 	"W^X a written private file mapping made exec|wx-written $K/wxfile|ok|wx|\"reason\":\"written\""
 	"W^X exec mapping of a file open for writing|wx-double $K/wxfile|ok|wx|\"reason\":\"open for writing\""
+	"W^X execve of a program with an executable stack|exec $K/execstack ok|ok|wx|\"reason\":\"executable stack\""
+	"W^X execve of a program with a write+exec segment|exec $K/wxseg ok|ok|wx|\"reason\":\"write+exec segment\""
+	"W^X personality(2) READ_IMPLIES_EXEC (an executable heap)|personality-rie|ok|wx|\"call\":\"personality\""
+	"W^X /proc/self/mem opened for writing|proc-mem-write|ok|wx|\"reason\":\"write through the kernel\""
+	"W^X a file mapped executable, then opened for writing|exec-map-write $K/wxmapped|ok|wx|\"reason\":\"mapped executable\""
+	"W^X System V shm attached executable while attached writable|shm-double|ok|wx|\"reason\":\"open for writing\""
 	"capability|chown $K/chownme|ok|capable|\"capability\":\"CAP_CHOWN\""
 )
 for k in "${kinds[@]}"; do
@@ -340,6 +362,8 @@ anywhere=(
 	"a knob through a procfs instance mounted elsewhere|kc-dirs kc-daud|write $K/proc2/sys/kernel/core_pattern|write|\"path\":\"/proc/sys/kernel/core_pattern\""
 	"a knob through a bind mount of /proc/sys|kc-dirs kc-daud|write $K/psys/kernel/core_pattern|write|\"path\":\"/proc/sys/kernel/core_pattern\""
 	"a sysfs file through a sysfs instance mounted elsewhere|kc-dirs kc-daud|read $K/sys2/kernel/uevent_seqnum|read|\"path\":\"/sys/kernel/uevent_seqnum\""
+	"write: a bind mount over a denied directory|kc-dirs kc-daud|bind-mount $K/xdir $K/wdir|write|\"call\":\"mount\""
+	"write: move_mount(2) of a new mount over a denied directory|kc-dirs kc-daud|api fsopen=tmpfs create fsmount move=$K/wdir umount=$K/wdir|write|\"call\":\"mount\""
 	"pathless_exec: a detached copy of a directory|kc-pl kc-aud|api clone=$K exec=allowed-exec|pathless_exec|\"match\":\"detached\""
 	"pathless_exec: a tmpfs instance never attached|kc-pl kc-aud|api fsopen=tmpfs create fsmount copy=p exec=p|pathless_exec|\"match\":\"detached\""
 	"pathless_exec: a memfd under chroot(2)|kc-pl kc-aud|chroot-memfd-exec $K /bin/busybox echo ok|pathless_exec|\"match\":\"memfd\""
@@ -415,6 +439,125 @@ for l in $NAME_LENS; do
 		probe_says ok kc-names read "$K/names/${n}_"
 done
 check "unregister c-names" krsictl unregister c-names
+
+# ---- write: every route to the content at a write-denied path ----
+# "write" and "write_dirs" protect what is at the path: no truncation by any call, no rename
+# over it or away, no removal, no new name at an exact rule's path or in a denied directory,
+# no rename of a directory above. Each probe runs after wr_setup, which puts back what an
+# allowed probe changed ($K/hl-wfile keeps the rule's file when its name goes).
+wr_setup() {
+	[ -e $K/wmoved ] && mv $K/wmoved $K/wfile
+	[ -e $K/wfile ] && [ $K/wfile -ef $K/hl-wfile ] || ln -f $K/hl-wfile $K/wfile
+	[ -e $K/wsrc ] && ! [ $K/wsrc -ef $K/hl-wfile ] || { rm -f $K/wsrc && echo src >$K/wsrc; }
+	[ -e $K/wdir-moved ] && mv $K/wdir-moved $K/wdir
+	rm -rf $K/wnew $K/wdir/new $K/wdir/d $K/wdir/fifo $K/wdir/sl $K/wdir/ln
+	[ -e $K/wdir/file ] || : >$K/wdir/file
+	mkdir -p $K/wdir/sub
+	[ -e $K/wa/c ] && mv $K/wa/c $K/wa/b
+	mkdir -p $K/wa/b && { [ -e $K/wa/b/wafile ] || : >$K/wa/b/wafile; }
+}
+wr_says() { # WANT CGROUP OP...
+	wr_setup || { echo "wr_setup failed"; return 1; }
+	probe_says "$@"
+}
+# name | probe op | the event's call | its match
+writes=(
+	"truncate(2)|truncate $K/wfile|truncate|inode"
+	"open(2) O_RDONLY|O_TRUNC|open-trunc $K/wfile|truncate|inode"
+	"truncate(2) of another name of the file|truncate $K/hl-wfile|truncate|inode"
+	"truncate(2) in a denied directory|truncate $K/wdir/file|truncate|directory"
+	"rename(2) another file over it|rename $K/wsrc $K/wfile|rename|inode"
+	"rename(2) it away|rename $K/wfile $K/wmoved|rename|inode"
+	"renameat2(2) RENAME_EXCHANGE with another file|exchange $K/wsrc $K/wfile|rename|inode"
+	"rename(2) a denied directory away|rename $K/wdir $K/wdir-moved|rename|directory"
+	"rename(2) a directory above a rule's file|rename $K/wa/b $K/wa/c|rename|above"
+	"unlink(2)|unlink $K/wfile|unlink|inode"
+	"unlink(2) in a denied directory|unlink $K/wdir/file|unlink|directory"
+	"rmdir(2) in a denied directory|rmdir $K/wdir/sub|rmdir|directory"
+	"create a file at an exact rule's path|create $K/wnew|create|path"
+	"rename(2) a file onto an exact rule's path|rename $K/wsrc $K/wnew|rename|path"
+	"link(2) onto an exact rule's path|link $K/public $K/wnew|link|path"
+	"create a file in a denied directory|create $K/wdir/new|create|directory"
+	"mkdir(2) in a denied directory|mkdir $K/wdir/d|mkdir|directory"
+	"mknod(2) a FIFO in a denied directory|mknod $K/wdir/fifo|mknod|directory"
+	"symlink(2) in a denied directory|symlink /etc/passwd $K/wdir/sl|symlink|directory"
+	"link(2) into a denied directory|link $K/public $K/wdir/ln|link|directory"
+)
+for k in "${writes[@]}"; do
+	IFS='|' read -r name op call match <<<"$k"
+	fixed="\"call\":\"$call\",\"match\":\"$match\""
+	# shellcheck disable=SC2086
+	set -- $op
+	before=$(report_mark c-enf write deny "$fixed")
+	check "write: $name: EPERM under an enforcing profile" wr_says EPERM kc-enf "$@"
+	check "write: $name: event, call $call, match $match" new_report "$before" c-enf write deny "$fixed"
+	before=$(report_mark c-aud write audit "$fixed")
+	check "write: $name: allowed under the audit profile" wr_says ok kc-aud "$@"
+	check "write: $name: event, verdict audit" new_report "$before" c-aud write audit "$fixed"
+	check "write: $name: allowed on the host" wr_says ok "" "$@"
+	check "write: $name: allowed under another profile" wr_says ok kc-oth "$@"
+done
+wr_setup
+check "write: a new file beside the rule's file stays allowed" probe_says ok kc-enf create $K/wnew2
+check "write: renaming a file outside the rules stays allowed" \
+	probe_says ok kc-enf rename $K/wnew2 $K/sub/wnew3
+check "write: the rule's file kept its content and its identity" \
+	sh -c "[ $K/wfile -ef $K/hl-wfile ] && [ -d $K/wdir/sub ]"
+
+# ---- wx alone, and capabilities the kernel also grants for CAP_SYS_ADMIN ----
+# t-wx has wx only: ptrace and pathless_exec rules do not come first. t-caps denies
+# CAP_SYSLOG, CAP_PERFMON and CAP_BPF; its probes run with CAP_SYS_ADMIN and without those
+# three, which the kernel would take CAP_SYS_ADMIN for (with dmesg_restrict, as Debian sets it).
+profile t-wx enforce '"wx": true'
+profile t-wx-audit audit '"wx": true'
+profile t-caps enforce '"capabilities": ["CAP_SYSLOG", "CAP_PERFMON", "CAP_BPF"]'
+profile t-caps-audit audit '"capabilities": ["CAP_SYSLOG", "CAP_PERFMON", "CAP_BPF"]'
+check "the wx and caps profiles load" krsictl profile reload
+for c in kc-wx kc-wxa kc-caps kc-capa; do mkdir -p "$CG/$c"; done
+check "register kc-wx under t-wx" krsictl register c-wx --cgroup /kc-wx --profile t-wx
+check "register kc-wxa under t-wx-audit" krsictl register c-wxa --cgroup /kc-wxa --profile t-wx-audit
+check "register kc-caps under t-caps" krsictl register c-caps --cgroup /kc-caps --profile t-caps
+check "register kc-capa under t-caps-audit" \
+	krsictl register c-capa --cgroup /kc-capa --profile t-caps-audit
+nocap_says() { # WANT CGROUP OP...
+	local want=$1 cg=$2 got; shift 2
+	got=$(in_cg "$cg" setpriv --inh-caps=-syslog,-perfmon,-bpf \
+		--bounding-set=-syslog,-perfmon,-bpf "$PROBE" "$@" 2>&1)
+	echo "krsi-probe $* without CAP_SYSLOG, CAP_PERFMON, CAP_BPF in '${cg:-(here)}': got '$got', want '$want'"
+	[ "$got" = "$want" ]
+}
+restrict=$(cat /proc/sys/kernel/dmesg_restrict)
+echo 1 >/proc/sys/kernel/dmesg_restrict
+# name | cgroups (denied, audited) | how the probe runs | probe op | event hook | fixed string
+alone=(
+	"wx: ptrace attach (the tracer writes the tracee's code)|kc-wx kc-wxa|probe_says|ptrace|wx|\"call\":\"ptrace\""
+	"wx: PTRACE_TRACEME|kc-wx kc-wxa|probe_says|traceme|wx|\"call\":\"ptrace\""
+	"wx: shm attached writable while attached executable|kc-wx kc-wxa|probe_says|shm-exec-write|wx|\"reason\":\"mapped executable\""
+	"capabilities: syslog(2) by CAP_SYS_ADMIN in place of CAP_SYSLOG|kc-caps kc-capa|nocap_says|syslog|capable|\"call\":\"syslog\""
+	"capabilities: perf_event_open(2) by CAP_SYS_ADMIN in place of CAP_PERFMON|kc-caps kc-capa|nocap_says|perf|capable|\"call\":\"perf_event_open\""
+	"capabilities: bpf(2) by CAP_SYS_ADMIN in place of CAP_BPF|kc-caps kc-capa|nocap_says|bpf|capable|\"call\":\"bpf\""
+)
+for k in "${alone[@]}"; do
+	IFS='|' read -r name cgs says op hook fixed <<<"$k"
+	read -r denied audited <<<"$cgs"
+	cont=c-${denied#kc-} acont=c-${audited#kc-}
+	# shellcheck disable=SC2086
+	set -- $op
+	before=$(report_mark "$cont" "$hook" deny "$fixed")
+	check "$name: EPERM" "$says" EPERM "$denied" "$@"
+	check "$name: event, verdict deny" new_report "$before" "$cont" "$hook" deny "$fixed"
+	before=$(report_mark "$acont" "$hook" audit "$fixed")
+	check "$name: allowed under audit" "$says" ok "$audited" "$@"
+	check "$name: event, verdict audit" new_report "$before" "$acont" "$hook" audit "$fixed"
+	check "$name: allowed on the host" "$says" ok "" "$@"
+done
+echo "$restrict" >/proc/sys/kernel/dmesg_restrict
+check "wx: kc-wx maps a file executable (and exits)" probe_says ok kc-wx mmap-exec $K/wxmapped
+check "wx: mapped no more, it may be written" probe_says ok kc-wx write $K/wxmapped
+check "wx: reading /proc/self/mem stays allowed" probe_says ok kc-wx read /proc/self/mem
+check "capabilities: kc-caps keeps CAP_SYS_ADMIN for what has no narrower capability" \
+	nocap_says ok kc-caps sethostname
+for c in c-wx c-wxa c-caps c-capa; do krsictl unregister $c >/dev/null; done
 
 # ---- the loader: ld.so maps a program itself, with no execve of it ----
 ldso=$(ls /lib64/ld-linux-x86-64.so.2 2>/dev/null || ls /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)

@@ -124,8 +124,33 @@ void test_hookset(void)
 		      hookset_needed("file_mprotect", d) && hookset_needed("mmap_file", d) &&
 		      hookset_needed("capable", d),
 	      "hookset: ptrace, module, bpf, userns, wx and capabilities attach their programs");
-	CHECK(!hookset_needed("file_open", d) && !hookset_needed("sb_mount", d),
+	CHECK(hookset_needed("file_open", d) && hookset_needed("bprm_exec_memory", d) &&
+		      hookset_needed("task_setpersonality", d),
+	      "hookset: wx also needs file_open (/proc/PID/mem, mapped files) and the execve and "
+	      "personality hooks");
+	CHECK(!hookset_needed("sb_mount", d) && !hookset_needed("inode_create", d) &&
+		      !hookset_needed("path_truncate", d),
 	      "hookset: ... and nothing else");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"write\": [\"/etc/app.conf\"] }");
+	{
+		static const char *const write[] = { "file_open",    "path_truncate", "inode_create",
+						     "inode_mkdir",  "inode_mknod",   "inode_symlink",
+						     "inode_link",   "inode_rename",  "inode_unlink",
+						     "inode_rmdir",  "sb_mount",      "move_mount" };
+
+		for (size_t i = 0; i < sizeof(write) / sizeof(write[0]); i++)
+			CHECK(hookset_needed(write[i], d),
+			      "hookset: a write rule attaches %s (every route to the content)",
+			      write[i]);
+	}
+	CHECK(!hookset_needed("sb_umount", d) && !hookset_needed("file_mprotect", d),
+	      "hookset: a write rule leaves the other mount programs and W^X detached");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"capabilities\": [\"CAP_SYSLOG\"] }");
+	CHECK(hookset_needed("syslog", d) && hookset_needed("perf_event_open", d) &&
+		      hookset_needed("bpf", d),
+	      "hookset: capabilities attach the hooks of the CAP_SYS_ADMIN fallbacks");
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
 		    "\"capabilities\": [] }");
 	CHECK(!hookset_needed("capable", d), "hookset: an empty capability list needs no capable");

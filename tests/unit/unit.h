@@ -33,5 +33,6 @@ void test_hookset(void);
 void test_identity(void);
 void test_metrics(void);
 void test_learn(void);
+void test_sockaddr(void);
 
 #endif

@@ -813,6 +813,44 @@ static void explain_paths(FILE *f, const struct profile *p, int exact)
 		fputs("nothing", f);
 }
 
+/*
+ * Where the kernel takes CAP_SYS_ADMIN in place of a narrower capability (Linux 6.1): a denied
+ * narrower capability either covers the operation through the operation's own hook
+ * (bpf/krsi.bpf.c, cap_route), or is void while CAP_SYS_ADMIN is allowed.
+ */
+static const struct {
+	int cap;
+	const char *name, *covers; /* covers: NULL when no hook tells the fallback apart */
+	const char *where;
+} cap_fallbacks[] = {
+	{ 34, "CAP_SYSLOG", "syslog(2) and reading /dev/kmsg", "check_syslog_permissions()" },
+	{ 38, "CAP_PERFMON", "perf_event_open(2)", "perfmon_capable()" },
+	{ 39, "CAP_BPF", "bpf(2)", "bpf_capable()" },
+	{ 40, "CAP_CHECKPOINT_RESTORE", NULL,
+	  "checkpoint_restore_ns_capable(): clone3() set_tid, prctl(PR_SET_MM_MAP), "
+	  "/proc/PID/map_files" },
+};
+#define CAP_SYS_ADMIN_BIT 21
+
+static void explain_cap_fallbacks(FILE *f, uint64_t caps)
+{
+	if (caps & 1ULL << CAP_SYS_ADMIN_BIT)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(cap_fallbacks); i++) {
+		if (!(caps & 1ULL << cap_fallbacks[i].cap))
+			continue;
+		if (cap_fallbacks[i].covers)
+			fprintf(f, "capabilities: %s also denies %s, which the kernel allows with "
+				   "CAP_SYS_ADMIN in its place (%s)\n",
+				cap_fallbacks[i].name, cap_fallbacks[i].covers, cap_fallbacks[i].where);
+		else
+			fprintf(f, "warning: %s is void while CAP_SYS_ADMIN is allowed: the kernel "
+				   "takes CAP_SYS_ADMIN in its place (%s), and no hook tells that use "
+				   "apart; deny CAP_SYS_ADMIN too\n",
+				cap_fallbacks[i].name, cap_fallbacks[i].where);
+	}
+}
+
 void profile_explain(const struct profile *p, FILE *f)
 {
 	static const struct {
@@ -899,6 +937,7 @@ void profile_explain(const struct profile *p, FILE *f)
 		fputs("capabilities: deny ", f);
 		explain_count(f, ncaps, "capability", "capabilities");
 		fputc('\n', f);
+		explain_cap_fallbacks(f, p->caps);
 	} else {
 		snprintf(open_kinds + strlen(open_kinds), sizeof(open_kinds) - strlen(open_kinds),
 			 "%scapabilities", *open_kinds ? ", " : "");

@@ -1453,7 +1453,7 @@ static __always_inline bool name_rule_at(struct ctx *c, struct dentry *n, __u32 
 
 	if (!dentry_is(c, BPF_CORE_READ(n, d_parent), kind | KRSI_KIND_ABOVE))
 		return false;
-	name_key_fill(&nk, n);
+	bpf_probe_read_kernel_str(nk.name, sizeof(nk.name), BPF_CORE_READ(n, d_name.name));
 	return bpf_map_lookup_elem(&name_rules, &nk);
 }
 

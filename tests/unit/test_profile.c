@@ -420,6 +420,39 @@ static void test_allow(void)
 	free(text);
 	profile_free(p);
 
+	{
+		static const char *const src[] = {
+			"{\"name\":\"c\",\"version\":1,\"mode\":\"enforce\",\"capabilities\":"
+			"[\"CAP_SYSLOG\",\"CAP_CHECKPOINT_RESTORE\"]}",
+			"{\"name\":\"c\",\"version\":1,\"mode\":\"enforce\",\"capabilities\":"
+			"[\"CAP_SYSLOG\",\"CAP_CHECKPOINT_RESTORE\",\"CAP_SYS_ADMIN\"]}",
+		};
+
+		for (int i = 0; i < 2; i++) {
+			struct krsi_err e = { "" };
+			struct profile *q = NULL;
+
+			text = NULL;
+			if (profile_parse("c.json", src[i], strlen(src[i]), &q, &e) < 0) {
+				CHECK(false, "capability profile parses: %s", e.msg);
+				continue;
+			}
+			f = open_memstream(&text, &len);
+			profile_explain(q, f);
+			fclose(f);
+			if (!i)
+				CHECK(strstr(text, "CAP_SYSLOG also denies syslog(2)") &&
+					      strstr(text, "warning: CAP_CHECKPOINT_RESTORE is void while "
+							   "CAP_SYS_ADMIN is allowed"),
+				      "profile check: a CAP_SYS_ADMIN fallback is covered or void");
+			else
+				CHECK(!strstr(text, "also denies") && !strstr(text, "warning"),
+				      "profile check: no fallback note while CAP_SYS_ADMIN is denied");
+			free(text);
+			profile_free(q);
+		}
+	}
+
 	CHECK_STR(parse_err("{\"name\":\"web\",\"version\":1,\"mode\":\"enforce\","
 			    "\"allow\":{\"exec\":[]}}"),
 		  "profile web.json: field \"allow\": allow lists need \"schema\": 2",

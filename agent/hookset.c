@@ -19,10 +19,10 @@ static const struct {
 	 * mount point of another mount namespace is removed, which would detach its mounts there.
 	 */
 	{ "path_truncate", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
-	{ "inode_create", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
-	{ "inode_mkdir", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
-	{ "inode_mknod", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
-	{ "inode_symlink", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
+	{ "inode_create", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) | KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_mkdir", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) | KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_mknod", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) | KRSI_DENY(KRSI_HOOK_REPLACE) },
+	{ "inode_symlink", KRSI_DENY(KRSI_HOOK_OPEN_WRITE) | KRSI_DENY(KRSI_HOOK_REPLACE) },
 	{ "inode_rename", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_MOUNT) |
 				  KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },
 	{ "inode_link", KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) },

@@ -17,14 +17,15 @@ KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(BUILD)/obj/oci_inject.o $(KRSI_COMMON_OB
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h
 
-KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe $(BUILD)/krsi-load
+KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe $(BUILD)/krsi-load \
+	$(BUILD)/krsi-fault.so
 
 krsi-all: $(KRSI_ALL)
 
 $(BUILD)/obj $(BUILD)/unit:
 	@mkdir -p $@
 
-$(BUILD)/krsi.bpf.o: bpf/krsi.bpf.c bpf/krsi.h bpf/vmlinux.h $(wildcard bpf/*.bpf.h) | $(BUILD)/obj
+$(BUILD)/krsi.bpf.o: bpf/krsi.bpf.c bpf/vmlinux.h $(wildcard bpf/*.h) | $(BUILD)/obj
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/krsi.skel.h: $(BUILD)/krsi.bpf.o
@@ -47,7 +48,11 @@ $(BUILD)/krsi-probe: agent/krsi-probe.c | $(BUILD)/obj
 $(BUILD)/krsi-load: agent/krsi-load.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
 
-$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ)
+# The faults suite's map-write fault injection (tests/tools/krsi-fault.c).
+$(BUILD)/krsi-fault.so: tests/tools/krsi-fault.c | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ) bpf/sockaddr.h
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) -ljson-c
 
 # Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel): the
@@ -65,6 +70,7 @@ krsi-install: $(KRSI_ALL)
 	install -D -m 0755 $(BUILD)/krsictl $(DESTDIR)/usr/bin/krsictl
 	install -D -m 0755 $(BUILD)/krsi-probe $(DESTDIR)/usr/lib/krsi/krsi-probe
 	install -D -m 0755 $(BUILD)/krsi-load $(DESTDIR)/usr/lib/krsi/krsi-load
+	install -D -m 0644 $(BUILD)/krsi-fault.so $(DESTDIR)/usr/lib/krsi/krsi-fault.so
 	install -D -m 0644 $(BUILD)/krsi.bpf.o $(DESTDIR)/usr/lib/krsi/krsi.bpf.o
 	install -d $(DESTDIR)/etc/krsi/profiles
 	install -m 0644 agent/profiles/*.json $(DESTDIR)/etc/krsi/profiles/

@@ -381,6 +381,22 @@ static int config_set_deny(uint64_t deny, uint64_t caps, bool widen)
 	return bpf_map_update_elem(d.obj.maps.config, &zero, &cfg, BPF_ANY) < 0 ? -errno : 0;
 }
 
+static uint64_t prof_caps_all(void);
+static uint64_t prof_deny_all(void);
+
+/*
+ * Narrow deny_any and caps_any to what the installed policies need. A failed write keeps the
+ * wider bits, which only lets a hook look further than it needs to: never a verdict.
+ */
+static void config_narrow(void)
+{
+	int r = config_set_deny(prof_deny_all(), prof_caps_all(), false);
+
+	if (r < 0)
+		log_info("config: narrowing the hooks' deny bits: %s (the wider bits stay: a cost, "
+			 "not a verdict)", strerror(-r));
+}
+
 static uint64_t prof_caps_all(void)
 {
 	uint64_t caps = 0;
@@ -1037,7 +1053,7 @@ static bool prof_collect(void)
 	}
 	if (any) {
 		hooks_detach_unused();
-		config_set_deny(prof_deny_all(), prof_caps_all(), false);
+		config_narrow();
 	}
 	return any;
 }
@@ -1221,7 +1237,7 @@ static int prof_reload(json_object *changed, json_object *unchanged, json_object
 out:
 	/* The hooks and config bits the staging added for what was not published go again. */
 	hooks_detach_unused();
-	config_set_deny(prof_deny_all(), prof_caps_all(), false);
+	config_narrow();
 	for (size_t i = 0; i < n; i++)
 		profile_free(loaded[i]);
 	free(loaded);
@@ -1263,8 +1279,13 @@ static void filter_drop(uint64_t id)
 {
 	uint32_t f = id & (KRSI_FILTER_BITS - 1);
 
-	if (filter_refs[f] && !--filter_refs[f])
-		filter_word_write(KRSI_FILTER_WORD(id));
+	if (filter_refs[f] && !--filter_refs[f]) {
+		int r = filter_word_write(KRSI_FILTER_WORD(id));
+
+		/* The bit stays set: a hash lookup for a host task, never a verdict. */
+		if (r < 0)
+			log_info("cgroup filter: clearing a bit: %s", strerror(-r));
+	}
 }
 
 /*
@@ -1329,22 +1350,39 @@ static int reg_write(const struct registry_entry *e, uint32_t profile_id, bool u
 	return 0;
 }
 
-static void reg_delete(const char *container, const char *why)
+/*
+ * Unregister CONTAINER. Its cgroups entry goes first: if that delete fails, the container
+ * stays registered and confined (the registry and the maps still agree), and the caller is
+ * told. What follows only narrows what the programs look at; a failure there is logged.
+ */
+static int reg_delete(const char *container, const char *why)
 {
 	struct registry_entry *e = registry_find(&d.reg, container);
 	uint64_t id;
+	int r;
 
 	if (!e)
-		return;
+		return 0;
 	id = e->cgroup_id;
-	bpf_map_delete_elem(d.obj.maps.cgroups, &id);
+	if (bpf_map_delete_elem(d.obj.maps.cgroups, &id) < 0 && errno != ENOENT) {
+		r = -errno;
+		log_info("container %s: unregistering (%s): deleting its cgroups entry: %s; it "
+			 "stays registered", container, why, strerror(-r));
+		return r;
+	}
 	filter_drop(id);
-	bpf_map_delete_elem(d.obj.maps.registry, &id);
+	if (bpf_map_delete_elem(d.obj.maps.registry, &id) < 0 && errno != ENOENT)
+		log_info("container %s: deleting its registry entry: %s (a restart would find "
+			 "it without a cgroups entry and drop it)", container, strerror(errno));
 	ids_container_drop(container, -1);
 	log_info("container %s: unregistered (%s)", container, why);
 	d.n.unregistrations++;
 	registry_remove(&d.reg, container);
-	config_update_mask();
+	r = config_update_mask();
+	if (r < 0)
+		log_info("config: narrowing the level mask: %s (a cost, not a verdict)",
+			 strerror(-r));
+	return 0;
 }
 
 
@@ -1419,6 +1457,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	struct registry_entry *cur;
 	json_object *rep;
 	int r, added;
+	bool filtered = false;
 
 	if (!ip)
 		return proto_reply_error("profile %s: no such profile", profile);
@@ -1512,15 +1551,19 @@ static json_object *op_register(struct proto_request *q, bool assign)
 	 * The level and filter bits first: a cgroups entry at an unmarked level, or whose filter
 	 * bit is clear, would not be seen.
 	 */
-	config_update_mask();
-	r = added == 0 ? filter_add(e.cgroup_id) : 0;
+	r = config_update_mask();
+	if (r == 0 && added == 0) {
+		r = filter_add(e.cgroup_id);
+		filtered = true;
+	}
 	if (r == 0)
 		r = reg_write(&e, ip->id, !assign && q->until_exec);
 	if (r < 0) {
 		registry_remove(&d.reg, e.container);
 		config_update_mask();
 		bpf_map_delete_elem(d.obj.maps.cgroups, &e.cgroup_id);
-		filter_drop(e.cgroup_id);
+		if (filtered)
+			filter_drop(e.cgroup_id);
 		bpf_map_delete_elem(d.obj.maps.registry, &e.cgroup_id);
 		ids_container_drop(e.container, -1);
 		return proto_reply_error("container %s: writing the maps: %s", e.container,
@@ -1586,7 +1629,7 @@ static void learn_end(struct registry_entry *e, const char *why)
 		log_info("%s", err.msg);
 	log_info("container %s: learning ended (%s)", e->container, why);
 	hooks_detach_unused();
-	config_set_deny(prof_deny_all(), prof_caps_all(), false);
+	config_narrow();
 }
 
 /* Learning that ran out of time ends. */
@@ -1629,7 +1672,7 @@ static json_object *op_learn(struct proto_request *q)
 			hooks_detach_unused();
 			return proto_reply_error("%s", err.msg);
 		}
-		config_set_deny(prof_deny_all(), prof_caps_all(), false);
+		config_narrow();
 		log_info("container %s: %s for %lld s", e->container,
 			 was ? "learning extended" : "learning", (long long)q->seconds);
 	}
@@ -2306,7 +2349,12 @@ static void serve(int fd, json_object *req)
 			rep = proto_reply_error("container %s: not registered", q.container);
 			break;
 		}
-		reg_delete(q.container, "on request");
+		r = reg_delete(q.container, "on request");
+		if (r < 0) {
+			rep = proto_reply_error("container %s: deleting its cgroups entry: %s; still "
+						"registered", q.container, strerror(-r));
+			break;
+		}
 		prof_collect();
 		rep = proto_reply_ok();
 		break;
@@ -2600,7 +2648,12 @@ static int recover(void)
 			if (bpf_map_lookup_elem(d.obj.maps.cgroups, &cg, &c) == 0 &&
 			    c.flags & KRSI_CG_LEARN) {
 				c.flags &= ~KRSI_CG_LEARN;
-				bpf_map_update_elem(d.obj.maps.cgroups, &cg, &c, BPF_EXIST);
+				/* Left set, its allow lists would admit everything, unwatched. */
+				if (bpf_map_update_elem(d.obj.maps.cgroups, &cg, &c, BPF_EXIST) < 0) {
+					log_info("container %s: ending its learning: %s", e.container,
+						 strerror(errno));
+					return -errno;
+				}
 				log_info("container %s: learning ended (the agent restarted)",
 					 e.container);
 			}
@@ -2941,7 +2994,11 @@ int main(int argc, char **argv)
 		log_info("%s", err.msg);
 		return 1;
 	}
-	config_set_deny(prof_deny_all(), prof_caps_all(), true);
+	r = config_set_deny(prof_deny_all(), prof_caps_all(), true);
+	if (r < 0) {
+		log_info("config: writing the hooks' deny bits: %s", strerror(-r));
+		return 1;
+	}
 	{
 		char file[4096];
 
@@ -2953,7 +3010,11 @@ int main(int argc, char **argv)
 		log_info("default profile %s is not installed: registrations without a profile "
 			 "will fail", d.default_profile);
 	reg_collect();
-	config_update_mask();
+	r = config_update_mask();
+	if (r < 0) {
+		log_info("config: writing the level mask: %s", strerror(-r));
+		return 1;
+	}
 	/* The views of what is installed and registered, then the keys none of them holds. */
 	ids_refresh();
 	ids_sweep();

@@ -1549,12 +1549,22 @@ static __always_inline int write_deny(struct ctx *c, struct dentry *d, __u32 cal
 	return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8);
 }
 
-/* CALL makes the new name N (create, mkdir, mknod, symlink, link). */
+static __always_inline bool replace_policy(struct ctx *c);
+static __always_inline bool dentry_new_name_admitted(struct ctx *c, struct dentry *d);
+static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 call);
+
+/*
+ * CALL makes the new name N (create, mkdir, mknod, symlink, link): not in a directory an exec
+ * allow list admits, nor at an exact exec allow rule's path (replace, reported first); not
+ * where a write rule protects the path.
+ */
 static __always_inline int write_new_name(struct dentry *n, __u32 call)
 {
 	struct ctx c;
 	__u32 why;
 
+	if (replace_policy(&c) && dentry_new_name_admitted(&c, n))
+		return replace_deny(&c, n, call);
 	if (!write_policy(&c))
 		return 0;
 	why = write_name_guarded(&c, n);
@@ -2053,34 +2063,23 @@ int BPF_PROG(inode_rename, struct inode *old_dir, struct dentry *old_dentry, str
 		if (ret)
 			return ret;
 	}
-	ret = write_rename(old_dentry, new_dentry);
-	if (ret)
-		return ret;
-	if (!replace_policy(&c))
-		return 0;
-	if (dentry_bound(&c, old_dentry))
-		return replace_deny(&c, old_dentry, KRSI_REPLACE_RENAME);
-	if (dentry_bound(&c, new_dentry) || dentry_new_name_admitted(&c, new_dentry))
-		return replace_deny(&c, new_dentry, KRSI_REPLACE_RENAME);
-	return 0;
+	/* What an exec allow list admits first: its report says why more precisely. */
+	if (replace_policy(&c)) {
+		if (dentry_bound(&c, old_dentry))
+			return replace_deny(&c, old_dentry, KRSI_REPLACE_RENAME);
+		if (dentry_bound(&c, new_dentry) || dentry_new_name_admitted(&c, new_dentry))
+			return replace_deny(&c, new_dentry, KRSI_REPLACE_RENAME);
+	}
+	return write_rename(old_dentry, new_dentry);
 }
 
 SEC("lsm/inode_link")
 int BPF_PROG(inode_link, struct dentry *old_dentry, struct inode *dir, struct dentry *new_dentry,
 	     int ret)
 {
-	struct ctx c;
-
 	if (ret)
 		return ret;
-	ret = write_new_name(new_dentry, KRSI_REPLACE_LINK);
-	if (ret)
-		return ret;
-	if (!replace_policy(&c))
-		return 0;
-	if (dentry_new_name_admitted(&c, new_dentry))
-		return replace_deny(&c, new_dentry, KRSI_REPLACE_LINK);
-	return 0;
+	return write_new_name(new_dentry, KRSI_REPLACE_LINK);
 }
 
 SEC("lsm/inode_unlink")
@@ -2090,14 +2089,12 @@ int BPF_PROG(inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
 
 	if (ret)
 		return ret;
-	ret = detach_check(dentry, KRSI_REPLACE_UNLINK) ?: write_remove(dentry, KRSI_REPLACE_UNLINK);
+	ret = detach_check(dentry, KRSI_REPLACE_UNLINK);
 	if (ret)
 		return ret;
-	if (!replace_policy(&c))
-		return 0;
-	if (dentry_bound(&c, dentry))
+	if (replace_policy(&c) && dentry_bound(&c, dentry))
 		return replace_deny(&c, dentry, KRSI_REPLACE_UNLINK);
-	return 0;
+	return write_remove(dentry, KRSI_REPLACE_UNLINK);
 }
 
 SEC("lsm/inode_rmdir")
@@ -2107,14 +2104,12 @@ int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
 
 	if (ret)
 		return ret;
-	ret = detach_check(dentry, KRSI_REPLACE_RMDIR) ?: write_remove(dentry, KRSI_REPLACE_RMDIR);
+	ret = detach_check(dentry, KRSI_REPLACE_RMDIR);
 	if (ret)
 		return ret;
-	if (!replace_policy(&c))
-		return 0;
-	if (dentry_bound(&c, dentry))
+	if (replace_policy(&c) && dentry_bound(&c, dentry))
 		return replace_deny(&c, dentry, KRSI_REPLACE_RMDIR);
-	return 0;
+	return write_remove(dentry, KRSI_REPLACE_RMDIR);
 }
 
 static __always_inline bool caps_anywhere(int cap)

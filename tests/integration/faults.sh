@@ -239,6 +239,54 @@ check "a profile file over 256 KiB is refused, naming its size limit" \
 	fails_with 'more than 262144 bytes' krsictl profile reload
 rm -f "$P/f-huge.json"
 
+# ---- a map write that fails: the operation fails with a message, nothing half-applied ----
+# krsid runs again under the fault shim (tests/tools/krsi-fault.c), which fails the next map
+# update or delete that $work/fault names. The containers keep running through the restart.
+kill -TERM "$agent_pid" && wait "$agent_pid" 2>/dev/null
+: >"$work/fault"
+LD_PRELOAD=/usr/lib/krsi/krsi-fault.so KRSI_FAULT_FILE=$work/fault \
+	krsid -p "$P" --log "$LOG" --events "$EVENTS" --no-watch --default-profile f-deny &
+agent_pid=$!
+check "krsid starts again under the fault shim, with nothing to fail" agent_up
+mkdir -p "$CG/fltf/a/b/c" "$CG/fltf/d"
+registered() { krsictl ps --json | jq -e --arg c "$1" '.containers[] | select(.container == $c)' >/dev/null; }
+not_registered() { ! registered "$1"; }
+# fault_register OP MAP CGROUP: register f-<MAP> in CGROUP while OP on MAP fails.
+fault_register() {
+	echo "$1 $2 1" >"$work/fault"
+	fails_with "container f-$2: writing the maps: Cannot allocate memory" \
+		krsictl register "f-$2" --cgroup "$3"
+}
+for m in config:/fltf/a/b/c cgroup_filter:/fltf/d cgroups:/fltf/d registry:/fltf/d; do
+	map=${m%%:*} cg=${m#*:}
+	check "register while the $map map update fails: refused, naming the cause" \
+		fault_register update "$map" "$cg"
+	check "... and not registered" not_registered "f-$map"
+	check "... and not confined: nothing half-applied" probe_says ok "${cg#/}" read "$F/s/secret"
+	check_output "... the fault fired once" "^update $map 0$" cat "$work/fault"
+done
+check "with the maps writable again, the same registration works" \
+	krsictl register f-ok --cgroup /fltf/a/b/c
+check "and confines" probe_says EPERM fltf/a/b/c read "$F/s/secret"
+echo "delete cgroups 1" >"$work/fault"
+check "unregister while the cgroups delete fails: refused, naming the cause" \
+	fails_with 'container f-ok: deleting its cgroups entry: Cannot allocate memory; still registered' \
+	krsictl unregister f-ok
+check "... still registered" registered f-ok
+check "... and still confined" probe_says EPERM fltf/a/b/c read "$F/s/secret"
+check "with the map writable again, it unregisters" krsictl unregister f-ok
+check "... and is no longer confined" probe_says ok fltf/a/b/c read "$F/s/secret"
+f_deny 2 >"$P/f-deny.json"
+echo "update policies 1" >"$work/fault"
+check "a reload while the policies update fails: refused, naming the cause" \
+	fails_with 'Cannot allocate memory' krsictl profile reload
+check_output "... the running version stays" '"version": *1' \
+	sh -c "krsictl profile list --json | jq '.profiles[] | select(.name == \"f-deny\")'"
+check "... and still denies" probe_says EPERM flt/c01 read "$F/s/secret"
+: >"$work/fault"
+f_deny 1 >"$P/f-deny.json"
+rmdir "$CG/fltf/a/b/c" "$CG/fltf/a/b" "$CG/fltf/a" "$CG/fltf/d" "$CG/fltf"
+
 # ---- the containers stop: nothing is left behind ----
 
 kill -TERM $(cat "$work/loop.pids") 2>/dev/null

@@ -463,7 +463,7 @@ wr_says() { # WANT CGROUP OP...
 # name | probe op | the event's call | its match
 writes=(
 	"truncate(2)|truncate $K/wfile|truncate|inode"
-	"open(2) O_RDONLY|O_TRUNC|open-trunc $K/wfile|truncate|inode"
+	"open(2) O_RDONLY with O_TRUNC|open-trunc $K/wfile|truncate|inode"
 	"truncate(2) of another name of the file|truncate $K/hl-wfile|truncate|inode"
 	"truncate(2) in a denied directory|truncate $K/wdir/file|truncate|directory"
 	"rename(2) another file over it|rename $K/wsrc $K/wfile|rename|inode"

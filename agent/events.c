@@ -144,10 +144,10 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 		add_str(o, "path", path);
 		if (e->hook == KRSI_HOOK_EXEC || e->hook == KRSI_HOOK_PATHLESS)
 			add_str(o, "call", call_str(e->arg & 0xff));
-		else if (e->hook == KRSI_HOOK_OPEN_WRITE)
-			add_str(o, "call", write_call_str(e->arg & 0xff));
 		if (e->verdict != KRSI_VERDICT_LEARN) /* learned: no rule was looked at */
 			add_str(o, "match", match_str((e->arg >> 8) & 0xff));
+		if (e->hook == KRSI_HOOK_OPEN_WRITE) /* after the match, as it was before calls */
+			add_str(o, "call", write_call_str(e->arg & 0xff));
 		if (e->dev) {
 			snprintf(buf, sizeof(buf), "%u:%u", e->dev >> 20, e->dev & 0xfffff);
 			add_str(o, "dev", buf);

@@ -1331,7 +1331,7 @@ static __always_inline int net_decide(struct ctx *c, struct krsi_sa *sa, __u8 op
 static __always_inline int net_check(struct socket *sock, struct sockaddr *address, int addrlen,
 				     int sa_op, __u8 op, __u32 hook)
 {
-	__u8 b[KRSI_SA_BYTES];
+	__u64 b[(KRSI_SA_BYTES + 7) / 8]; /* 8-byte aligned: the parser loads words */
 	struct krsi_sa sa;
 	struct ctx c;
 
@@ -1340,9 +1340,10 @@ static __always_inline int net_check(struct socket *sock, struct sockaddr *addre
 	if (addrlen < 2)
 		return 0;
 	/* The kernel's sockaddr_storage: 128 bytes; only the first ADDRLEN are looked at. */
-	if (bpf_probe_read_kernel(b, sizeof(b), address) < 0)
+	if (bpf_probe_read_kernel(b, KRSI_SA_BYTES, address) < 0)
 		return 0;
-	krsi_sa_parse(b, addrlen, BPF_CORE_READ(sock, sk, __sk_common.skc_family), sa_op, &sa);
+	krsi_sa_parse((const __u8 *)b, addrlen, BPF_CORE_READ(sock, sk, __sk_common.skc_family),
+		      sa_op, &sa);
 	if (!sa.family)
 		return 0;
 	return net_decide(&c, &sa, op, hook);

@@ -32,73 +32,74 @@ enum krsi_sa_op {
 };
 
 struct krsi_sa {
-	__u8 family; /* 4 or 6; 0: the call reaches no address, or the kernel refuses it */
-	__u8 _pad;
+	__u8 addr[16] __attribute__((aligned(8))); /* IPv4 in the first 4 bytes */
 	__u16 port;  /* host byte order */
-	__u8 addr[16]; /* IPv4 in the first 4 bytes */
+	__u8 family; /* 4 or 6; 0: the call reaches no address, or the kernel refuses it */
+	__u8 _pad[5];
 };
 
 /*
- * B: the first KRSI_SA_BYTES bytes of the sockaddr (zeros past LEN); LEN: the length the
- * caller gave; SK_FAMILY: the socket's family; OP: enum krsi_sa_op.
+ * B: the first KRSI_SA_BYTES bytes of the sockaddr (8-byte aligned; what lies past LEN is never
+ * looked at); LEN: the length the caller gave; SK_FAMILY: the socket's family; OP: enum
+ * krsi_sa_op. Word loads and stores only: the programs run it on every connect and sendto.
  */
 static __always_inline void krsi_sa_parse(const __u8 *b, int len, int sk_family, int op,
 					  struct krsi_sa *out)
 {
-	int fam, i;
-	bool any = true;
+	__u64 a0 = 0, a1 = 0;
+	__u32 v4;
+	int fam;
 
 	out->family = 0;
 	out->port = 0;
-	for (i = 0; i < 16; i++)
-		out->addr[i] = 0;
 	if (len < 2)
-		return;
+		goto done;
 	fam = b[0] | b[1] << 8; /* sa_family_t, host byte order (x86: little endian) */
 	if (fam == KRSI_SA_UNSPEC && sk_family == KRSI_SA_INET) {
 		if (op == KRSI_SA_CONNECT)
-			return;
+			goto done;
 		fam = KRSI_SA_INET;
 	}
 	if (fam == KRSI_SA_INET) {
 		if (len < 16)
-			return;
+			goto done;
+		__builtin_memcpy(&v4, b + 4, 4);
+		a0 = v4;
 		out->family = 4;
-		for (i = 0; i < 4; i++)
-			out->addr[i] = b[4 + i];
 	} else if (fam == KRSI_SA_INET6) {
-		bool mapped = b[18] == 0xff && b[19] == 0xff;
-
 		if (len < 24)
-			return;
-		for (i = 0; i < 10; i++)
-			mapped = mapped && !b[8 + i];
-		if (mapped) {
+			goto done;
+		__builtin_memcpy(&a0, b + 8, 8);
+		__builtin_memcpy(&a1, b + 16, 8);
+		/* ::ffff:a.b.c.d: ten zero bytes, two 0xff, the IPv4 address */
+		if (!a0 && b[16] == 0 && b[17] == 0 && b[18] == 0xff && b[19] == 0xff) {
+			__builtin_memcpy(&v4, b + 20, 4);
+			a0 = v4;
+			a1 = 0;
 			out->family = 4;
-			for (i = 0; i < 4; i++)
-				out->addr[i] = b[20 + i];
 		} else {
 			out->family = 6;
-			for (i = 0; i < 16; i++)
-				out->addr[i] = b[8 + i];
 		}
 	} else {
-		return;
+		goto done;
 	}
 	out->port = (__u16)(b[2] << 8 | b[3]);
-	if (op == KRSI_SA_BIND)
-		return;
-	for (i = 0; i < 16; i++)
-		any = any && !out->addr[i];
-	if (!any)
-		return;
-	/* The unspecified address reaches the loopback address. */
-	if (out->family == 4) {
-		out->addr[0] = 127;
-		out->addr[3] = 1;
-	} else {
-		out->addr[15] = 1;
+	/* The unspecified address, connected or sent to, reaches the loopback address. */
+	if (op != KRSI_SA_BIND && !a0 && !a1) {
+		__u8 lo[16] = { 0 };
+
+		if (out->family == 4) {
+			lo[0] = 127;
+			lo[3] = 1;
+		} else {
+			lo[15] = 1;
+		}
+		__builtin_memcpy(&a0, lo, 8);
+		__builtin_memcpy(&a1, lo + 8, 8);
 	}
+done:
+	__builtin_memcpy(out->addr, &a0, 8);
+	__builtin_memcpy(out->addr + 8, &a1, 8);
 }
 
 #endif /* KRSI_SOCKADDR_H */

@@ -48,7 +48,7 @@ fact() { printf '%s\t%s\n' "$1" "$2" >>"$OUT/agent.tsv"; progress "$1 = $2"; }
 # iter OP: iterations per repetition (fewer in a quick run)
 iter() {
 	local n
-	case $1 in open) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; fsopen) n=2000 ;; esac
+	case $1 in open) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; fsopen) n=2000 ;; create) n=2000 ;; esac
 	[ "$QUICK" = 1 ] && n=$((n / 5))
 	echo $n
 }
@@ -155,9 +155,10 @@ for r in $(seq "$ROUNDS"); do
 done
 # The mount table's hooks, on fsopen+close, in one round of their own: interleaved with the
 # others, a container's thousands of denied (reported) calls moved the next configuration's
-# connect figure by 500 instructions.
-progress "fsopen round: the mount hooks"
-r=0 op_round fsopen
+# connect figure by 500 instructions. The name hooks of write rules (create+unlink) with them.
+progress "fsopen and create round: the mount hooks, the name hooks"
+r=0 op_round "fsopen create"
+rm -f /krsi-bench/create-file
 
 # ---- 1a. the same idle krsi with its profile directory watched (the default) ----
 WATCH=1 agent_start

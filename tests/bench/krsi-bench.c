@@ -190,6 +190,25 @@ static void op_fsopen(struct op_state *st, long n)
 	}
 }
 
+/*
+ * open(2) with O_CREAT of a new file, close, unlink: the name hooks that write rules attach
+ * (inode_create, inode_unlink), allowed everywhere (no rule names the file).
+ */
+#define CREATE_FILE "/krsi-bench/create-file"
+static void op_create(struct op_state *st, long n)
+{
+	(void)st;
+	for (long i = 0; i < n; i++) {
+		int fd = open(CREATE_FILE, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			die("create %s: %s", CREATE_FILE, strerror(errno));
+		close(fd);
+		if (unlink(CREATE_FILE) < 0)
+			die("unlink %s: %s", CREATE_FILE, strerror(errno));
+	}
+}
+
 static const struct op {
 	const char *name;
 	void (*fn)(struct op_state *st, long n);
@@ -200,6 +219,7 @@ static const struct op {
 	{ "connect", op_connect, 3000 },
 	{ "mprotect", op_mprotect, 20000 },
 	{ "fsopen", op_fsopen, 5000 },
+	{ "create", op_create, 5000 },
 };
 
 static void op_setup(const struct op *op, struct op_state *st)

@@ -16,8 +16,9 @@ import statistics
 import subprocess
 import sys
 
-OPS = ["open", "exec", "connect", "mprotect", "fsopen"]
-# The targets are about the calls a workload repeats; fsopen (the mount hooks) is shown only.
+OPS = ["open", "exec", "connect", "mprotect", "fsopen", "create"]
+# The targets are about the calls a workload repeats; fsopen (the mount hooks) and create (the
+# name hooks of write rules) are shown only.
 TARGET_OPS = ["open", "exec", "connect", "mprotect"]
 OP_TEXT = {
     "open": "`open`+`close`",
@@ -25,6 +26,7 @@ OP_TEXT = {
     "connect": "TCP `socket`+`connect`+`accept`+`close` on loopback",
     "mprotect": "`mprotect` R+X then R (2 calls)",
     "fsopen": "`fsopen`+`close` (denied where the profile has `mount`)",
+    "create": "`open(O_CREAT)`+`close`+`unlink` of a new file (the name hooks of write rules)",
 }
 
 

@@ -485,7 +485,7 @@ writes=(
 )
 for k in "${writes[@]}"; do
 	IFS='|' read -r name op call match <<<"$k"
-	fixed="\"call\":\"$call\",\"match\":\"$match\""
+	fixed="\"match\":\"$match\",\"call\":\"$call\""
 	# shellcheck disable=SC2086
 	set -- $op
 	before=$(report_mark c-enf write deny "$fixed")

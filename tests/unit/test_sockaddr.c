@@ -97,7 +97,8 @@ void test_sockaddr(void)
 {
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const struct row *r = &rows[i];
-		__u8 b[KRSI_SA_BYTES];
+		__u64 b64[(KRSI_SA_BYTES + 7) / 8];
+		__u8 *b = (__u8 *)b64;
 		struct krsi_sa sa;
 		char got[INET6_ADDRSTRLEN] = "";
 		bool ok;

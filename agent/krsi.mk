@@ -12,7 +12,7 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUI
 
 KRSI_COMMON := names profile protocol proto_connect registry cgroup events hookset identity metrics learn
 KRSI_COMMON_OBJ := $(KRSI_COMMON:%=$(BUILD)/obj/%.o)
-KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o) $(KRSI_COMMON_OBJ)
+KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o resolve.o) $(KRSI_COMMON_OBJ)
 KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(BUILD)/obj/oci_inject.o $(KRSI_COMMON_OBJ)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h
@@ -52,8 +52,10 @@ $(BUILD)/krsi-load: agent/krsi-load.c | $(BUILD)/obj
 $(BUILD)/krsi-fault.so: tests/tools/krsi-fault.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ) bpf/sockaddr.h
-	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) -ljson-c
+$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ) $(BUILD)/obj/resolve.o \
+		bpf/sockaddr.h
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) \
+		$(BUILD)/obj/resolve.o -ljson-c
 
 # Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel): the
 # cached vmlinux.btf when bpftool can read it, else the vmlinux of the kernel build tree.

@@ -46,6 +46,7 @@
 #include "profile.h"
 #include "protocol.h"
 #include "registry.h"
+#include "resolve.h"
 
 #define KRSID_VERSION "0.1"
 #define GC_INTERVAL_S 2
@@ -53,6 +54,7 @@
 #define SLOT_GRACE_NS (2ULL * 1000000000ULL)
 #define MAX_SUBSCRIBERS 64
 #define REFRESH_INTERVAL_S 30
+#define RESOLVE_TIMEOUT_MS 1000
 #define WATCH_SETTLE_MS 200 /* a burst of directory changes is one reload */
 #define METRICS_SOCKET_PATH "/run/krsi/metrics.sock"
 
@@ -123,6 +125,7 @@ static struct {
 	struct event_ring recent;
 	struct identity_table ids; /* file identities of exact rules, mirrored in inode_rules */
 	unsigned int refresh_s;	   /* resolve them again every REFRESH_S seconds (0 = never) */
+	int resolve_timeout_ms;	   /* a container's root answers within this, or is not waited for */
 	uint64_t refreshed_ns;
 	uint64_t swept_ns, swept_lost; /* the last sweep for vanished cgroups, and stats.lost then */
 	int epfd, listen_fd, timer_fd;
@@ -136,7 +139,7 @@ static struct {
 	struct {
 		uint64_t reloads, reload_failures, registrations, refusals, unregistrations,
 			uninstalled, subscribers_dropped, scrapes, clients_busy, clients_timed_out,
-			clients_refused, refreshes;
+			clients_refused, refreshes, resolve_timeouts;
 	} n; /* this process's counters, for the metrics */
 	volatile sig_atomic_t stop;
 	time_t started;
@@ -153,6 +156,7 @@ static struct {
 	.events_path = "/var/log/krsi/events.log",
 	.default_profile = "default",
 	.refresh_s = REFRESH_INTERVAL_S,
+	.resolve_timeout_ms = RESOLVE_TIMEOUT_MS,
 };
 
 __attribute__((format(printf, 1, 2))) static void logf_(const char *fmt, ...)
@@ -576,8 +580,14 @@ static void ids_host_owner(const char *profile, char *buf, size_t size)
 	snprintf(buf, size, "profile:%s", profile);
 }
 
+/*
+ * The views of OWNER from SRC under SLOT, resolved in ROOT (WHERE names it in messages). A
+ * container's root is the container's to shape: resolved by a child process, waited for at
+ * most --resolve-timeout (agent/resolve.c). The host's root is krsid's own.
+ */
 static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
-		    enum identity_source src, struct identity_root *root, struct krsi_err *err)
+		    enum identity_source src, struct identity_root *root, const char *where,
+		    struct krsi_err *err)
 {
 	const struct identity_view *old = identity_view_find(&d.ids, owner, src, slot);
 	struct krsi_inode_key *keys;
@@ -589,9 +599,39 @@ static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
 	for (size_t i = 0; !old && i < d.ids.n_views; i++)
 		if (d.ids.views[i].source == src && !strcmp(d.ids.views[i].owner, owner))
 			old = &d.ids.views[i];
-	r = identity_view_keys(p, slot, root, old, &keys, &holds, &n);
+	if (src == IDENTITY_HOST)
+		r = identity_view_keys(p, slot, root, old, &keys, &holds, &n);
+	else
+		r = resolve_view_keys(p, slot, root, old, d.resolve_timeout_ms, &keys, &holds, &n);
+	if (r == -ETIMEDOUT) {
+		d.n.resolve_timeouts++;
+		err_set(err, r, "resolving its rules in %s: no answer within %d ms (a file system "
+				"there that does not answer?)", where, d.resolve_timeout_ms);
+		/* Under a new slot (a profile changed), what the old view held carries over. */
+		if (old && old->slot != slot && old->n) {
+			struct krsi_err serr = { "" };
+
+			keys = calloc(old->n, sizeof(*keys));
+			holds = calloc(old->n, sizeof(*holds));
+			if (keys && holds) {
+				for (size_t i = 0; i < old->n; i++) {
+					keys[i] = old->keys[i];
+					keys[i].slot = slot;
+					if (old->holds)
+						holds[i] = old->holds[i];
+					holds[i].key = keys[i];
+				}
+				identity_view_set(&d.ids, owner, src, slot, keys, holds, old->n,
+						  &serr);
+			} else {
+				free(keys);
+				free(holds);
+			}
+		}
+		return r;
+	}
 	if (r < 0)
-		return err_set(err, r, "file identities: %s", strerror(-r));
+		return err_set(err, r, "file identities in %s: %s", where, strerror(-r));
 	return identity_view_set(&d.ids, owner, src, slot, keys, holds, n, err);
 }
 
@@ -606,7 +646,7 @@ static int ids_host(const struct profile *p, uint32_t slot, struct krsi_err *err
 	if (r < 0)
 		return r;
 	ids_host_owner(p->name, owner, sizeof(owner));
-	r = ids_view(p, slot, owner, IDENTITY_HOST, &root, err);
+	r = ids_view(p, slot, owner, IDENTITY_HOST, &root, "the host's root", err);
 	identity_root_close(&root);
 	return r;
 }
@@ -672,6 +712,7 @@ static int ids_container(const struct registry_entry *e, const struct profile *p
 {
 	struct identity_root root;
 	struct krsi_err lerr;
+	char where[KRSI_ROOTFS_MAX + 32];
 	int r;
 
 	if (e->rootfs[0] && !live_only) {
@@ -680,19 +721,41 @@ static int ids_container(const struct registry_entry *e, const struct profile *p
 			return err_set(err, r, "container %s: rootfs %s: %s", e->container, e->rootfs,
 				       strerror(-r));
 		if (r == 0) {
-			r = ids_view(p, slot, e->container, IDENTITY_BUNDLE, &root, err);
+			snprintf(where, sizeof(where), "rootfs %s", e->rootfs);
+			r = ids_view(p, slot, e->container, IDENTITY_BUNDLE, &root, where, err);
 			identity_root_close(&root);
 			if (r < 0)
 				return r;
 		}
 	}
 	if (e->pid > 0 && identity_root_open_pid(e->pid, &root, &lerr) == 0) {
-		r = ids_view(p, slot, e->container, IDENTITY_LIVE, &root, err);
+		snprintf(where, sizeof(where), "the root of pid %lld", (long long)e->pid);
+		r = ids_view(p, slot, e->container, IDENTITY_LIVE, &root, where, err);
 		identity_root_close(&root);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+/*
+ * After ids_container() of E returned R: a root that did not answer is not asked again for a
+ * while (4 refresh intervals, at least 4 s, doubling up to 30 minutes), so that it costs the
+ * main loop one deadline now and then, not one every refresh; one that answered is asked again
+ * at every refresh.
+ */
+static void ids_container_result(struct registry_entry *e, int r)
+{
+	if (r != -ETIMEDOUT) {
+		e->resolve_backoff_s = 0;
+		e->resolve_retry_ns = 0;
+		return;
+	}
+	if (!e->resolve_backoff_s)
+		e->resolve_backoff_s = d.refresh_s * 4 > 4 ? d.refresh_s * 4 : 4;
+	else if (e->resolve_backoff_s < 1800)
+		e->resolve_backoff_s = e->resolve_backoff_s * 2 < 1800 ? e->resolve_backoff_s * 2 : 1800;
+	e->resolve_retry_ns = now_ns(CLOCK_MONOTONIC) + e->resolve_backoff_s * 1000000000ULL;
 }
 
 /* Drop container C's views under every slot but KEEP (-1: all). */
@@ -710,9 +773,21 @@ static int ids_profile(const struct profile *p, uint32_t slot, struct krsi_err *
 {
 	int r = ids_host(p, slot, err);
 
-	for (size_t i = 0; r == 0 && i < d.reg.n; i++)
-		if (!strcmp(d.reg.v[i]->profile, p->name))
-			r = ids_container(d.reg.v[i], p, slot, false, false, err);
+	for (size_t i = 0; r == 0 && i < d.reg.n; i++) {
+		struct krsi_err cerr = { "" };
+		int cr;
+
+		if (strcmp(d.reg.v[i]->profile, p->name))
+			continue;
+		/* A container's root that does not answer delays no profile change. */
+		cr = ids_container(d.reg.v[i], p, slot, false, false, &cerr);
+		ids_container_result(d.reg.v[i], cr);
+		if (cr == -ETIMEDOUT)
+			log_info("container %s: %s; what its views held carries over", d.reg.v[i]->container,
+				 cerr.msg);
+		else if (cr < 0)
+			r = err_set(err, cr, "%s", cerr.msg);
+	}
 	return r;
 }
 
@@ -741,12 +816,21 @@ static void ids_refresh(void)
 		struct installed *ip = prof_find(e->profile);
 		char live[320];
 
+		int r;
+
 		if (!ip || !ip->p)
 			continue;
+		if (e->resolve_retry_ns && now_ns(CLOCK_MONOTONIC) < e->resolve_retry_ns)
+			continue; /* its root did not answer last time: its views stay as they are */
 		snprintf(live, sizeof(live), "%s/%lld/root", host_proc(), (long long)e->pid);
 		if (cgroup_armed(e->cgroup_id) && (e->pid <= 0 || access(live, F_OK) < 0))
 			e->pid = cgroup_some_pid(e->cgroup, 3);
-		if (ids_container(e, ip->p, ip->slot, false, false, &err) < 0)
+		r = ids_container(e, ip->p, ip->slot, false, false, &err);
+		ids_container_result(e, r);
+		if (r == -ETIMEDOUT)
+			log_info("container %s: %s; its file identities stay as they were, next try "
+				 "in %u s", e->container, err.msg, e->resolve_backoff_s);
+		else if (r < 0)
 			log_info("container %s: %s", e->container, err.msg);
 	}
 	d.refreshed_ns = now_ns(CLOCK_MONOTONIC);
@@ -1769,8 +1853,12 @@ static int on_event(void *ctx, void *data, size_t size)
 
 		ip = re ? prof_find(re->profile) : NULL;
 		if (ip && ip->p) {
+			int r;
+
 			re->pid = e->pid;
-			if (ids_container(re, ip->p, ip->slot, false, true, &err) < 0)
+			r = ids_container(re, ip->p, ip->slot, false, true, &err);
+			ids_container_result(re, r);
+			if (r < 0)
 				log_info("container %s: %s", re->container, err.msg);
 		}
 		return 0;
@@ -1865,6 +1953,8 @@ static json_object *op_status(void)
 	json_object_object_add(a, "identity_views", json_object_new_uint64(d.ids.n_views));
 	json_object_object_add(a, "refresh_interval_s", json_object_new_uint64(d.refresh_s));
 	json_object_object_add(a, "refreshes", json_object_new_uint64(d.n.refreshes));
+	json_object_object_add(a, "resolve_timeouts", json_object_new_uint64(d.n.resolve_timeouts));
+	json_object_object_add(a, "resolve_pending", json_object_new_uint64(resolve_pending()));
 	json_object_object_add(a, "retiring", json_object_new_uint64(d.n_retired));
 	json_object_object_add(rep, "agent", a);
 	json_object_object_add(k, "lsm", json_object_new_string(d.kf.lsm));
@@ -2152,6 +2242,9 @@ static void metrics_text(struct metrics_buf *b)
 	metrics_sample(b, "krsi_registrations_total", NULL, d.n.registrations);
 	metrics_family(b, "krsi_registration_failures_total", "counter", "Registrations refused.");
 	metrics_sample(b, "krsi_registration_failures_total", NULL, d.n.refusals);
+	metrics_family(b, "krsi_file_identity_timeouts_total", "counter",
+		       "Containers' roots that did not answer within --resolve-timeout.");
+	metrics_sample(b, "krsi_file_identity_timeouts_total", NULL, d.n.resolve_timeouts);
 	metrics_family(b, "krsi_unregistrations_total", "counter",
 		       "Registrations removed (on request, or their cgroup was gone).");
 	metrics_sample(b, "krsi_unregistrations_total", NULL, d.n.unregistrations);
@@ -2791,10 +2884,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: krsid [-v] [--profiles DIR] [--socket PATH] [--events FILE] [--log FILE]\n"
 		"             [--default-profile NAME] [--refresh-interval SECONDS] [--no-watch]\n"
+		"             [--resolve-timeout MS]\n"
 		"             [--metrics-socket PATH] [--metrics-port PORT]\n"
 		"             [--node-agent [--host-proc DIR]] [--reset] [--unload]\n"
 		"  --refresh-interval  resolve the exact rules' file identities again every SECONDS\n"
 		"             (default %d; 0 = only when profiles and registrations change)\n"
+		"  --resolve-timeout  wait at most MS for a container's root to resolve its rules\n"
+		"             (default %d): a root that does not answer fails its registration, and\n"
+		"             keeps its identities, retried later, at a refresh\n"
 		"  --no-watch  reload profiles only on request (krsictl profile reload), not when a\n"
 		"             file of the directory (or a ConfigMap's ..data) changes\n"
 		"  --metrics-socket  Prometheus metrics over HTTP on this unix socket\n"
@@ -2805,7 +2902,7 @@ static void usage(FILE *f)
 		"  --host-proc  the host's /proc, mounted in the pod (default /proc: hostPID)\n"
 		"  --reset    unpin and reload the BPF programs (enforcement stops for a moment)\n"
 		"  --unload   unpin everything and exit: no more enforcement\n",
-		REFRESH_INTERVAL_S);
+		REFRESH_INTERVAL_S, RESOLVE_TIMEOUT_MS);
 }
 
 int main(int argc, char **argv)
@@ -2818,6 +2915,7 @@ int main(int argc, char **argv)
 		{ "log", required_argument, NULL, 'l' },
 		{ "default-profile", required_argument, NULL, 'd' },
 		{ "refresh-interval", required_argument, NULL, 'r' },
+		{ "resolve-timeout", required_argument, NULL, 'X' },
 		{ "no-watch", no_argument, NULL, 'W' },
 		{ "metrics-socket", required_argument, NULL, 'M' },
 		{ "metrics-port", required_argument, NULL, 'T' },
@@ -2868,6 +2966,20 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			d.refresh_s = v;
+			break;
+		}
+		case 'X': {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || v < 10 || v > 600000) {
+				fprintf(stderr, "krsid: --resolve-timeout %s: expected milliseconds, 10 to "
+						"600000\n", optarg);
+				return 2;
+			}
+			d.resolve_timeout_ms = (int)v;
 			break;
 		}
 		case 'W':
@@ -3127,6 +3239,7 @@ int main(int argc, char **argv)
 				reg_sweep_due();
 				prof_collect();
 				slots_collect(false);
+				resolve_reap();
 				learn_expire();
 				if (d.watch && d.watch_fd < 0)
 					watch_start();

@@ -30,6 +30,9 @@ struct registry_entry {
 	uint64_t registered_ns;
 	int64_t pid; /* the process whose root the live identity view is resolved in (0: none) */
 	uint64_t learn_until_ns; /* CLOCK_MONOTONIC end of learning (KRSI_CG_LEARN), or 0 */
+	/* Its root did not answer in time: no refresh of its views before this (CLOCK_MONOTONIC). */
+	uint64_t resolve_retry_ns;
+	uint32_t resolve_backoff_s; /* the wait after the last time out, doubled at each */
 	uint32_t level;		 /* depth of cgroup: set by registry_add() */
 	uint32_t pos;		 /* its index in registry.v: set by the registry */
 };

@@ -559,6 +559,78 @@ check "capabilities: kc-caps keeps CAP_SYS_ADMIN for what has no narrower capabi
 	nocap_says ok kc-caps sethostname
 for c in c-wx c-wxa c-caps c-capa; do krsictl unregister $c >/dev/null; done
 
+# ---- a hostile root: nothing a container does to its own file systems stalls krsid ----
+# kc-hr's process has a mount namespace of its own. Registered while its root is plain, it then
+# mounts an automount (autofs) whose daemon never answers over a rule's path, beside a FIFO and
+# a symlink loop at other rules' paths: resolving there blocks until the daemon answers, which
+# it never does. krsid resolves a container's root in a child process and waits at most
+# --resolve-timeout (1 s): every refresh that meets the root (one a second here) costs it one
+# such wait at most, and then not again for a while. Meanwhile krsictl status, a registration
+# and the event stream answer within 3 s, and kc-hr stays confined.
+HR=/tmp/kc-hr
+rm -rf $HR && mkdir -p $HR/auto $HR/ctl "$CG/kc-hr" "$CG/kc-hr2" "$CG/kc-hr3"
+mkfifo $HR/fifo $HR/pipe && ln -s loop $HR/loop
+profile t-hostile enforce '"read": ["/tmp/kc-hr/auto/x/secret", "/tmp/kc-hr/fifo", "/tmp/kc-hr/loop", "/tmp/kc/secret"]'
+check "the hostile root's profile loads" krsictl profile reload
+# shellcheck disable=SC2016
+in_cg kc-hr unshare -m --propagation private sh -c '
+	echo $$ >'$HR'/ctl/pid
+	while [ ! -e '$HR'/ctl/go ]; do sleep 0.1; done
+	exec 3<>'$HR'/pipe
+	mount -t autofs -o fd=3,pgrp=1,minproto=5,maxproto=5 kc-auto '$HR'/auto &&
+		echo mounted >'$HR'/ctl/mounted
+	exec sleep 600' &
+hr_sh=$!
+check "kc-hr's process runs" wait_for test -s $HR/ctl/pid
+hpid=$(cat $HR/ctl/pid)
+check "kc-hr registers while its root is plain" \
+	krsictl register c-hr --pid "$hpid" --profile t-hostile
+timeouts() { krsictl status --json | jq -r '.agent.resolve_timeouts'; }
+t0=$(timeouts)
+touch $HR/ctl/go
+check "kc-hr mounts an automount that never answers over a rule's path" wait_for test -e $HR/ctl/mounted
+# Every 0.2 s for as long as the checks below take: krsictl status within 3 s, or a line here.
+( while [ ! -e $HR/ctl/stop ]; do
+	s=$EPOCHREALTIME
+	krsictl --timeout 3000 status >/dev/null 2>&1 || echo "status failed at $s" >>$HR/ctl/slow
+	sleep 0.2
+done ) &
+prober=$!
+krsictl events --follow >$HR/ctl/events 2>&1 &
+follower=$!
+check "a refresh meets kc-hr's root and gives up on it after 1 s" \
+	wait_for sh -c "[ \$(krsictl status --json | jq -r '.agent.resolve_timeouts') -gt $t0 ]"
+check_output "krsid says which root did not answer, and when it tries again" \
+	"container c-hr: resolving its rules in the root of pid $hpid: no answer within 1000 ms.*next try in [0-9]+ s" \
+	cat "$LOG"
+check "meanwhile a new container registers within 3 s" \
+	krsictl --timeout 3000 register c-hr2 --cgroup /kc-hr2 --profile t-other
+probe_says EPERM kc-enf read $K/secret >/dev/null
+check "meanwhile a denial in another container reaches krsictl events --follow" \
+	wait_for grep -q "\"container\":\"c-enf\".*\"path\":\"$K/secret\"" $HR/ctl/events
+check "kc-hr stays confined: its rule by path still denies" probe_says EPERM kc-hr read $K/secret
+# A container whose root is hostile when it registers: refused within the deadline.
+in_cg kc-hr3 nsenter -t "$hpid" -m sleep 600 &
+hr3=$!
+check "kc-hr3's process is in kc-hr's mount namespace" \
+	wait_for sh -c "[ \"\$(readlink /proc/$hr3/ns/mnt)\" = \"\$(readlink /proc/$hpid/ns/mnt)\" ]"
+check "a registration whose root does not answer is refused, naming the root and the deadline" \
+	fails_with "container c-hr3: resolving its rules in the root of pid $hr3: no answer within 1000 ms" \
+	krsictl --timeout 3000 register c-hr3 --pid "$hr3" --profile t-hostile
+check "... and the container is not registered" sh -c "! krsictl ps | grep -q c-hr3"
+check "after its wait, kc-hr's root is tried again, and given up on again" \
+	wait_for sh -c "[ \$(krsictl status --json | jq -r '.agent.resolve_timeouts') -gt $((t0 + 1)) ]"
+touch $HR/ctl/stop
+wait "$prober"
+check "krsictl status answered within 3 s every time, throughout" test ! -s $HR/ctl/slow
+kill "$follower" "$hr3" 2>/dev/null
+krsictl unregister c-hr >/dev/null
+krsictl unregister c-hr2 >/dev/null
+kill "$hpid" 2>/dev/null
+wait "$hr_sh" "$hr3" "$follower" 2>/dev/null
+check "the resolvers that were given up on exit once their root is gone" \
+	wait_for sh -c "[ \$(krsictl status --json | jq -r '.agent.resolve_pending') = 0 ]"
+
 # ---- the loader: ld.so maps a program itself, with no execve of it ----
 ldso=$(ls /lib64/ld-linux-x86-64.so.2 2>/dev/null || ls /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2)
 # loader_says WANT CGROUP PROGRAM: "ld.so PROGRAM ok" prints ok (WANT ok), or fails (WANT EPERM).

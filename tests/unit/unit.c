@@ -34,6 +34,7 @@ int main(void)
 	test_metrics();
 	test_learn();
 	test_sockaddr();
+	test_resolve_child();
 	printf("1..%d\n", unit_n);
 	printf("%d passed, %d failed\n", unit_n - unit_failed, unit_failed);
 	return unit_failed ? 1 : 0;

@@ -34,5 +34,6 @@ void test_identity(void);
 void test_metrics(void);
 void test_learn(void);
 void test_sockaddr(void);
+void test_resolve_child(void);
 
 #endif

@@ -610,7 +610,8 @@ check "meanwhile a denial in another container reaches krsictl events --follow" 
 	wait_for grep -q "\"container\":\"c-enf\".*\"path\":\"$K/secret\"" $HR/ctl/events
 check "kc-hr stays confined: its rule by path still denies" probe_says EPERM kc-hr read $K/secret
 # A container whose root is hostile when it registers: refused within the deadline.
-in_cg kc-hr3 nsenter -t "$hpid" -m sleep 600 &
+# shellcheck disable=SC2016
+sh -c 'echo $$ >"$0/cgroup.procs" && exec nsenter -t "$1" -m sleep 600' "$CG/kc-hr3" "$hpid" &
 hr3=$!
 check "kc-hr3's process is in kc-hr's mount namespace" \
 	wait_for sh -c "[ \"\$(readlink /proc/$hr3/ns/mnt)\" = \"\$(readlink /proc/$hpid/ns/mnt)\" ]"

@@ -255,7 +255,7 @@ not_registered() { ! registered "$1"; }
 fault_register() {
 	echo "$1 $2 1" >"$work/fault"
 	fails_with "container f-$2: writing the maps: Cannot allocate memory" \
-		krsictl register "f-$2" --cgroup "$3"
+		krsictl register "f-$2" --cgroup "$3" || { tail -n 5 "$LOG"; return 1; }
 }
 for m in config:/fltf/a/b/c cgroup_filter:/fltf/d cgroups:/fltf/d registry:/fltf/d; do
 	map=${m%%:*} cg=${m#*:}

@@ -14,7 +14,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -46,30 +48,54 @@ static void map_name(int fd, char *name, size_t size)
 		snprintf(name, size, "%s", info.name);
 }
 
+/*
+ * The control file as last read, by its stat: krsid deletes tens of thousands of rules in one
+ * go when it collects a rule slot, and a read of the file per call would stall it.
+ */
+static struct {
+	bool valid;
+	struct stat st;
+	char op[16], map[64];
+	int n;
+} ctl;
+
 /* Whether this call of OP on the map behind FD is to fail (and count it down). */
 static int fault_hit(const char *op, int fd)
 {
 	const char *file = getenv("KRSI_FAULT_FILE") ? getenv("KRSI_FAULT_FILE") : "/run/krsi-fault";
-	char want_op[16], want_map[64], name[64];
-	int n = 0, hit = 0, saved = errno;
-	FILE *f = fopen(file, "r");
+	char name[64];
+	int hit = 0, saved = errno;
+	struct stat st;
+	FILE *f;
 
-	if (!f)
+	if (stat(file, &st) < 0)
 		goto out;
-	if (fscanf(f, "%15s %63s %d", want_op, want_map, &n) != 3 || n <= 0 ||
-	    strcmp(want_op, op)) {
-		fclose(f);
-		goto out;
+	if (!ctl.valid || st.st_ino != ctl.st.st_ino || st.st_size != ctl.st.st_size ||
+	    st.st_mtim.tv_sec != ctl.st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != ctl.st.st_mtim.tv_nsec) {
+		ctl.valid = true;
+		ctl.st = st;
+		ctl.n = 0;
+		f = fopen(file, "r");
+		if (f) {
+			if (fscanf(f, "%15s %63s %d", ctl.op, ctl.map, &ctl.n) != 3)
+				ctl.n = 0;
+			fclose(f);
+		}
 	}
-	fclose(f);
-	map_name(fd, name, sizeof(name));
-	if (strcmp(name, want_map))
+	if (ctl.n <= 0 || strcmp(ctl.op, op))
 		goto out;
+	map_name(fd, name, sizeof(name));
+	if (strcmp(name, ctl.map))
+		goto out;
+	ctl.n--;
 	f = fopen(file, "w");
 	if (f) {
-		fprintf(f, "%s %s %d\n", want_op, want_map, n - 1);
+		fprintf(f, "%s %s %d\n", ctl.op, ctl.map, ctl.n);
 		fclose(f);
 	}
+	if (stat(file, &st) == 0)
+		ctl.st = st;
 	fprintf(stderr, "krsi-fault: %s %s: ENOMEM\n", op, name);
 	hit = 1;
 out:

@@ -25,6 +25,7 @@
  *                                     inet6) socket of TYPE (stream, dgram) with a sockaddr
  *                                     of family SAFAM (inet, inet6, unspec) and length LEN
  *   krsi-probe sendto-as SOCKFAM SAFAM ADDR PORT LEN   one UDP datagram, that sockaddr
+ *   krsi-probe bind-as SOCKFAM SAFAM ADDR PORT LEN     UDP bind, that sockaddr
  *   krsi-probe fastopen ADDR PORT     TCP sendto(MSG_FASTOPEN): a connect from sendmsg
  *   krsi-probe socket FAMILY TYPE [PROTO]  e.g. AF_PACKET SOCK_RAW, AF_INET SOCK_RAW 1
  *   krsi-probe connect ADDR PORT      UDP connect (nothing is sent)
@@ -623,6 +624,21 @@ int main(int argc, char **argv)
 		close(fd);
 		/* Refused: the connect was tried, not denied. */
 		return result(r == ECONNREFUSED ? 0 : r);
+	}
+	if (!strcmp(op, "bind-as") && argc == 7) {
+		int sf = family_of(argv[2]), saf = family_of(argv[3]);
+
+		if (sf < 0 || saf < 0) {
+			fprintf(stderr, "krsi-probe: bind-as: bad family\n");
+			return 2;
+		}
+		sockaddr_as(saf, argv[4], argv[5], &ss);
+		fd = socket(sf, SOCK_DGRAM, 0);
+		if (fd < 0)
+			return result(errno);
+		r = bind(fd, (struct sockaddr *)&ss, atoi(argv[6])) < 0 ? errno : 0;
+		close(fd);
+		return result(r);
 	}
 	if (!strcmp(op, "sendto-as") && argc == 7) {
 		int sf = family_of(argv[2]), saf = family_of(argv[3]);

@@ -83,7 +83,7 @@ deny_all='
 	"write_dirs": ["/tmp/kc/wdir"],
 	"socket": ["AF_PACKET", "AF_INET:SOCK_RAW"],
 	"connect": ["127.0.0.2/32:9", "127.0.1.0/24", "[::1]:9", "[::1]:19", "127.0.0.1/32:7"],
-	"bind": ["127.0.0.3"],
+	"bind": ["127.0.0.3", "0.0.0.0/32:4444"],
 	"mount": true, "ptrace": true, "module": true, "bpf": true, "userns": true, "wx": true,
 	"pathless_exec": true,
 	"capabilities": ["CAP_CHOWN"]'
@@ -226,6 +226,8 @@ kinds=(
 	"sendto, AF_UNSPEC on an IPv4 socket is AF_INET|sendto-as inet unspec 127.0.1.23 53 16|ok|connect|\"address\":\"127.0.1.23\""
 	"sendto, an IPv6 UDP socket given an AF_INET sockaddr|sendto-as inet6 inet 127.0.1.24 53 16|ok|connect|\"address\":\"127.0.1.24\""
 	"TCP fast open, a connect from sendto(MSG_FASTOPEN)|fastopen 127.0.1.25 9|ok|connect|\"address\":\"127.0.1.25\""
+	"bind, AF_UNSPEC to any address on an IPv4 socket is AF_INET|bind-as inet unspec 0.0.0.0 4444 16|ok|bind|\"address\":\"0.0.0.0\",\"port\":4444"
+	"bind, IPv4-mapped in a 24-byte sockaddr_in6|bind-as inet6 inet6 ::ffff:127.0.0.3 4445 24|ok|bind|\"address\":\"127.0.0.3\",\"port\":4445"
 	"bind|bind 127.0.0.3 0|ok|bind|\"address\":\"127.0.0.3\""
 	"ptrace attach|ptrace|ok|ptrace|\"target_pid\""
 	"ptrace traceme|traceme|ok|ptrace|\"target_pid\""

@@ -664,10 +664,17 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 	pol->profile_id = profile_id;
 	snprintf(pol->name, sizeof(pol->name), "%s", p->name);
 
+	size_t n_names = 0;
+
 	for (int l = 0; l < PROFILE_PATH_LISTS; l++)
 		n += p->n_paths[l];
+	/* And the components of write allow rules, for the directories made on the way. */
+	for (int l = PROFILE_ALLOW_WRITE; l <= PROFILE_ALLOW_WRITE_DIRS; l++)
+		for (size_t i = 0; i < p->n_paths[l]; i++)
+			for (const char *q = p->paths[l][i]; *q; q++)
+				n_names += *q == '/';
 	c.paths = calloc(n + 1, sizeof(*c.paths));
-	c.names = calloc(n + 1, sizeof(*c.names));
+	c.names = calloc(n + n_names + 1, sizeof(*c.names));
 	n = 0;
 	for (int l = 0; l < PROFILE_NET_LISTS; l++)
 		n += p->n_net[l];
@@ -697,6 +704,39 @@ int profile_compile(const struct profile *p, uint32_t profile_id, uint32_t slot,
 				nk->slot = slot;
 				nk->kind = kind;
 				profile_basename(p->paths[l][i], nk->name, sizeof(nk->name));
+			}
+		}
+	}
+	/*
+	 * Under a write allow list, a directory may be made where a rule's path goes through it
+	 * ("/data" and "/data/out" for "/data/out/" or "/data/out/file"): each component but an
+	 * exact rule's last, as a name under KRSI_KIND_ABOVE (write_name_guarded in the programs).
+	 */
+	for (int l = PROFILE_ALLOW_WRITE; l <= PROFILE_ALLOW_WRITE_DIRS; l++) {
+		for (size_t i = 0; i < p->n_paths[l]; i++) {
+			const char *q = p->paths[l][i];
+
+			for (;;) {
+				const char *e;
+				size_t len;
+				struct krsi_name_key *nk;
+
+				while (*q == '/')
+					q++;
+				if (!*q)
+					break;
+				e = strchr(q, '/');
+				len = e ? (size_t)(e - q) : strlen(q);
+				/* An exact rule's last component is its file, not a directory. */
+				if (l == PROFILE_ALLOW_WRITE && (!e || !e[1]))
+					break;
+				nk = &c.names[c.n_names++];
+				nk->slot = slot;
+				nk->kind = KRSI_PATH_ALLOW_WRITE | KRSI_KIND_ABOVE;
+				memcpy(nk->name, q, len < sizeof(nk->name) - 1 ? len : sizeof(nk->name) - 1);
+				if (!e)
+					break;
+				q = e;
 			}
 		}
 	}

@@ -528,6 +528,7 @@ struct {
 /* One step of ktree_path(): the name of one directory, from the last component back. */
 struct ktree_walk {
 	__u64 d;	    /* struct dentry *: the next component */
+	__u64 stop;	    /* a dentry that ends the walk as the tree's root does, or 0 */
 	const char *prefix; /* a constant string */
 	int plen;
 	int pos;	    /* where the path starts in ktree_buf */
@@ -546,9 +547,9 @@ static long ktree_step(__u32 i, void *arg)
 		w->done = -1;
 		return 1;
 	}
-	if (parent == d) {
+	if (parent == d || w->d == w->stop) {
 		w->done = -1;
-		if (d != BPF_CORE_READ(d, d_sb, s_root))
+		if (w->d != w->stop && d != BPF_CORE_READ(d, d_sb, s_root))
 			return 1; /* disconnected: where it is cannot be told */
 		if (pos == KTREE_OFF)
 			buf[--pos & KTREE_OFF] = '/'; /* the tree's root itself */
@@ -583,10 +584,11 @@ static long ktree_step(__u32 i, void *arg)
  * (KRSI_PATH_MAX bytes): false when it is longer, deeper than KRSI_DIR_DEPTH, or cut off from
  * its tree's root (a disconnected dentry).
  */
-static __always_inline bool ktree_path(struct dentry *d, const char *prefix, int plen,
-				       char *out)
+static __always_inline bool ktree_path_stop(struct dentry *d, const char *prefix, int plen,
+					    __u64 stop, char *out)
 {
-	struct ktree_walk w = { .d = (__u64)d, .prefix = prefix, .plen = plen, .pos = KTREE_OFF };
+	struct ktree_walk w = { .d = (__u64)d, .prefix = prefix, .plen = plen, .pos = KTREE_OFF,
+				.stop = stop };
 	__u32 zero = 0;
 	char *buf = bpf_map_lookup_elem(&ktree_buf, &zero);
 
@@ -597,6 +599,12 @@ static __always_inline bool ktree_path(struct dentry *d, const char *prefix, int
 	if (w.done != 1 || KTREE_OFF - w.pos >= KRSI_PATH_MAX)
 		return false;
 	return bpf_probe_read_kernel_str(out, KRSI_PATH_MAX, buf + (w.pos & KTREE_OFF)) > 0;
+}
+
+static __always_inline bool ktree_path(struct dentry *d, const char *prefix, int plen,
+				       char *out)
+{
+	return ktree_path_stop(d, prefix, plen, 0, out);
 }
 
 /*
@@ -1494,8 +1502,11 @@ static __always_inline __u32 write_guarded(struct ctx *c, struct dentry *d, bool
 	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
 }
 
-/* Why the new name N may not be made (1 + enum krsi_match), or 0. */
-static __always_inline __u32 write_name_guarded(struct ctx *c, struct dentry *n)
+/*
+ * Why the new name N may not be made (1 + enum krsi_match), or 0. DIR: N is to be a directory,
+ * which a write allow list admits where one of its rules' paths goes through it.
+ */
+static __always_inline __u32 write_name_guarded(struct ctx *c, struct dentry *n, bool dir)
 {
 	struct dentry *p = BPF_CORE_READ(n, d_parent);
 	bool layer = false;
@@ -1509,7 +1520,8 @@ static __always_inline __u32 write_name_guarded(struct ctx *c, struct dentry *n)
 	    c->learn & KRSI_DENY(KRSI_HOOK_OPEN_WRITE))
 		return 0;
 	if (dentry_under(c, p, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR, &layer) ||
-	    name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE))
+	    name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE) ||
+	    (dir && name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_ABOVE)))
 		return 0;
 	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
 }
@@ -1520,8 +1532,9 @@ static __always_inline bool write_policy(struct ctx *c)
 	       (c->pol->deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
 }
 
-/* A report on D under HOOK, ARG: the call and the match. */
-static __always_inline int name_deny(struct ctx *c, struct dentry *d, __u32 hook, __s32 arg)
+/* A report on D under HOOK, ARG: the call and the match; PATH (or NULL: D's name) names it. */
+static __always_inline int name_deny(struct ctx *c, struct dentry *d, __u32 hook, __s32 arg,
+				     const char *path)
 {
 	struct inode *inode = BPF_CORE_READ(d, d_inode);
 	struct report r = { .hook = hook, .arg = arg,
@@ -1541,13 +1554,26 @@ static __always_inline int name_deny(struct ctx *c, struct dentry *d, __u32 hook
 		r.object = name ^ (__u64)BPF_CORE_READ(d, d_parent, d_inode, i_ino) << 24 ^
 			   r.value ^ (__u64)r.arg << 48;
 	}
+	if (path)
+		r.path = path;
 	return decide(c, &r);
 }
 
-/* WHY: 1 + enum krsi_match, from write_guarded() or write_name_guarded(). */
+/*
+ * WHY: 1 + enum krsi_match, from write_guarded() or write_name_guarded(). The report names D by
+ * its path from the task's root, up its dentries (or from its file system's root, for a file
+ * on another mount); by its last component where that cannot be told.
+ */
 static __always_inline int write_deny(struct ctx *c, struct dentry *d, __u32 call, __u32 why)
 {
-	return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct krsi_path_key *k;
+	__u32 zero = 0;
+
+	k = bpf_map_lookup_elem(&scratch, &zero);
+	if (!k || !ktree_path_stop(d, "", 0, (__u64)task->fs->root.dentry, k->path))
+		return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8, NULL);
+	return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8, k->path);
 }
 
 static __always_inline bool replace_policy(struct ctx *c);
@@ -1568,7 +1594,7 @@ static __always_inline int write_new_name(struct dentry *n, __u32 call)
 		return replace_deny(&c, n, call);
 	if (!write_policy(&c))
 		return 0;
-	why = write_name_guarded(&c, n);
+	why = write_name_guarded(&c, n, call == KRSI_REPLACE_MKDIR);
 	return why ? write_deny(&c, n, call, why) : 0;
 }
 
@@ -2013,7 +2039,7 @@ static __always_inline bool replace_policy(struct ctx *c)
 
 static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 call)
 {
-	return name_deny(c, d, KRSI_HOOK_REPLACE, call | KRSI_MATCH_EXEC_ALLOWED << 8);
+	return name_deny(c, d, KRSI_HOOK_REPLACE, call | KRSI_MATCH_EXEC_ALLOWED << 8, NULL);
 }
 
 /*
@@ -2035,7 +2061,7 @@ static __always_inline int write_rename(struct dentry *old, struct dentry *new)
 		if (why)
 			return write_deny(&c, new, KRSI_REPLACE_RENAME, why);
 	}
-	why = write_name_guarded(&c, new);
+	why = write_name_guarded(&c, new, (BPF_CORE_READ(old, d_inode, i_mode) & S_IFMT) == S_IFDIR);
 	return why ? write_deny(&c, new, KRSI_REPLACE_RENAME, why) : 0;
 }
 

@@ -421,6 +421,27 @@ static void test_allow(void)
 	profile_free(p);
 
 	{
+		static const char src[] =
+			"{\"name\":\"w\",\"version\":1,\"schema\":2,\"mode\":\"enforce\","
+			"\"allow\":{\"write_dirs\":[\"/data/out\"],\"write\":[\"/var/log/app.log\"]}}";
+		struct krsi_err e = { "" };
+		struct profile_compiled pc = { 0 };
+		struct profile *q = NULL;
+		char got[256] = "";
+
+		if (profile_parse("w.json", src, strlen(src), &q, &e) == 0 &&
+		    profile_compile(q, 1, 1, &pc) == 0) {
+			for (size_t i = 0; i < pc.n_names; i++)
+				if (pc.names[i].kind == (KRSI_PATH_ALLOW_WRITE | KRSI_KIND_ABOVE))
+					snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+						 *got ? " " : "", pc.names[i].name);
+		}
+		CHECK_STR(got, "var log data out",
+			  "write allow rules give the directories on their way to mkdir's prefilter");
+		profile_compiled_clear(&pc);
+		profile_free(q);
+	}
+	{
 		static const char *const src[] = {
 			"{\"name\":\"c\",\"version\":1,\"mode\":\"enforce\",\"capabilities\":"
 			"[\"CAP_SYSLOG\",\"CAP_CHECKPOINT_RESTORE\"]}",

@@ -444,6 +444,22 @@ static __always_inline void count_verdict(struct ctx *c, __u32 hook, __u32 verdi
 		*n += 1; /* another CPU made the key first */
 }
 
+/*
+ * -EPERM when ENFORCE, else 0, as a value the verifier knows the range of: the kernel series'
+ * return check (patch 5) refuses a program whose return it cannot bound, and the compiler
+ * likes to make this -(enforce & 1), a negation the verifier does not follow. The barrier
+ * hides what the compiler knows, and the compare gives the verifier both values.
+ */
+static __always_inline int verdict_errno(bool enforce)
+{
+	int r = enforce ? -EPERM : 0;
+
+	barrier_var(r);
+	if (r != -EPERM)
+		r = 0;
+	return r;
+}
+
 /* A rule matched: count, report, and return the verdict of the policy's mode. */
 static __always_inline int decide(struct ctx *c, struct report *r)
 {
@@ -463,7 +479,7 @@ static __always_inline int decide(struct ctx *c, struct report *r)
 			st->audited++;
 	}
 	report(c, enforce ? KRSI_VERDICT_DENY : KRSI_VERDICT_AUDIT, r);
-	return enforce ? -EPERM : 0;
+	return verdict_errno(enforce);
 }
 
 /*
@@ -2211,7 +2227,7 @@ int BPF_PROG(capable, const struct cred *cred, struct user_namespace *ns, int ca
 	    !(c.pol->caps & (1ULL << cap)))
 		return 0;
 	if (opts & CAP_OPT_NOAUDIT) /* a probe (has_capability_noaudit): deny, silently */
-		return c.pol->mode == KRSI_MODE_ENFORCE ? -EPERM : 0;
+		return verdict_errno(c.pol->mode == KRSI_MODE_ENFORCE);
 	return decide(&c, &r);
 }
 

@@ -527,7 +527,8 @@ static int cmd_profile(int argc, char **argv)
 				fprintf(f, "\"/krsi-bench/allow-%s/f%d\", ", kinds[k], i);
 			/* exec opens the binary for reading: a read allow list admits it too */
 			fprintf(f, "\"%s\", ", k == 1 ? admit[0] : "/krsi-bench/allow/f3");
-			fprintf(f, "\"%s\"],\n", admit[k]);
+			/* and the file the create op makes and removes */
+			fprintf(f, "\"%s\"%s],\n", admit[k], k == 2 ? ", \"" CREATE_FILE "\"" : "");
 		}
 		fprintf(f, "  \"connect\": [\"10.1.0.0/16:80\", \"10.2.0.0/16:80\", "
 			   "\"10.3.0.0/16:80\", \"10.4.0.0/16:80\", \"127.0.0.1\"]\n},\n");

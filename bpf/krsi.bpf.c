@@ -549,6 +549,7 @@ struct ktree_walk {
 	int plen;
 	int pos;	    /* where the path starts in ktree_buf */
 	int done;	    /* 1: the path is in ktree_buf from pos; -1: it cannot be told */
+	bool at_stop;	    /* the walk ended at STOP, not at its file system's root */
 };
 
 static long ktree_step(__u32 i, void *arg)
@@ -565,6 +566,7 @@ static long ktree_step(__u32 i, void *arg)
 	}
 	if (parent == d || w->d == w->stop) {
 		w->done = -1;
+		w->at_stop = w->d == w->stop;
 		if (w->d != w->stop && d != BPF_CORE_READ(d, d_sb, s_root))
 			return 1; /* disconnected: where it is cannot be told */
 		if (pos == KTREE_OFF)
@@ -601,7 +603,7 @@ static long ktree_step(__u32 i, void *arg)
  * its tree's root (a disconnected dentry).
  */
 static __always_inline bool ktree_path_stop(struct dentry *d, const char *prefix, int plen,
-					    __u64 stop, char *out)
+					    __u64 stop, char *out, bool *at_stop)
 {
 	struct ktree_walk w = { .d = (__u64)d, .prefix = prefix, .plen = plen, .pos = KTREE_OFF,
 				.stop = stop };
@@ -612,6 +614,8 @@ static __always_inline bool ktree_path_stop(struct dentry *d, const char *prefix
 		return false;
 	buf[KTREE_OFF] = 0;
 	bpf_loop(KRSI_DIR_DEPTH + 1, ktree_step, &w, 0);
+	if (at_stop)
+		*at_stop = w.at_stop;
 	if (w.done != 1 || KTREE_OFF - w.pos >= KRSI_PATH_MAX)
 		return false;
 	return bpf_probe_read_kernel_str(out, KRSI_PATH_MAX, buf + (w.pos & KTREE_OFF)) > 0;
@@ -620,7 +624,7 @@ static __always_inline bool ktree_path_stop(struct dentry *d, const char *prefix
 static __always_inline bool ktree_path(struct dentry *d, const char *prefix, int plen,
 				       char *out)
 {
-	return ktree_path_stop(d, prefix, plen, 0, out);
+	return ktree_path_stop(d, prefix, plen, 0, out, NULL);
 }
 
 /*
@@ -1483,6 +1487,30 @@ static __always_inline bool name_rule_at(struct ctx *c, struct dentry *n, __u32 
 }
 
 /*
+ * D's path, read up its dentries to the task's root, is admitted by a path rule of KIND: what
+ * was made at an allowed path since the rules were resolved (an allowed directory the
+ * container made itself). Only in the container's own root, as file_open admits by path.
+ */
+static __always_inline bool dentry_path_admitted(struct ctx *c, struct dentry *d, __u32 kind)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 root = (__u64)task->fs->root.dentry;
+	struct krsi_path_key *k;
+	__u32 zero = 0;
+	bool at_root = false;
+
+	if (c->cg->root_dentry && root != c->cg->root_dentry)
+		return false;
+	k = bpf_map_lookup_elem(&scratch, &zero);
+	if (!k || !ktree_path_stop(d, "", 0, root, k->path, &at_root) || !at_root)
+		return false;
+	k->prefixlen = (sizeof(*k) - sizeof(k->prefixlen)) * 8;
+	k->slot = c->pol->slot;
+	k->kind = kind;
+	return bpf_map_lookup_elem(&path_rules, k) != NULL;
+}
+
+/*
  * Why the file or directory D may not change (1 + enum krsi_match), or 0. A deny rule protects
  * its file (by identity), a directory rule its directory and everything below, and both the
  * directories above them (they are not renamed or removed, or another could take the path).
@@ -1510,9 +1538,10 @@ static __always_inline __u32 write_guarded(struct ctx *c, struct dentry *d, bool
 		return 0;
 	if (dentry_is(c, d, KRSI_PATH_ALLOW_WRITE) || name_rule_at(c, d, KRSI_PATH_ALLOW_WRITE))
 		return 0;
-	if (dentry_under(c, d, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR, &layer) &&
-	    (!content || !inode || BPF_CORE_READ(inode, __i_nlink) <= 1 ||
-	     (BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFDIR))
+	if ((!content || !inode || BPF_CORE_READ(inode, __i_nlink) <= 1 ||
+	     (BPF_CORE_READ(inode, i_mode) & S_IFMT) == S_IFDIR) &&
+	    (dentry_under(c, d, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR, &layer) ||
+	     dentry_path_admitted(c, d, KRSI_PATH_ALLOW_WRITE)))
 		return 0;
 	/* The overlay's own calls below its upper directory: the call was checked above it. */
 	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
@@ -1537,7 +1566,8 @@ static __always_inline __u32 write_name_guarded(struct ctx *c, struct dentry *n,
 		return 0;
 	if (dentry_under(c, p, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_DIR, &layer) ||
 	    name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE) ||
-	    (dir && name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_ABOVE)))
+	    (dir && name_rule_at(c, n, KRSI_PATH_ALLOW_WRITE | KRSI_KIND_ABOVE)) ||
+	    dentry_path_admitted(c, n, KRSI_PATH_ALLOW_WRITE))
 		return 0;
 	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
 }
@@ -1587,7 +1617,7 @@ static __always_inline int write_deny(struct ctx *c, struct dentry *d, __u32 cal
 	__u32 zero = 0;
 
 	k = bpf_map_lookup_elem(&scratch, &zero);
-	if (!k || !ktree_path_stop(d, "", 0, (__u64)task->fs->root.dentry, k->path))
+	if (!k || !ktree_path_stop(d, "", 0, (__u64)task->fs->root.dentry, k->path, NULL))
 		return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8, NULL);
 	return name_deny(c, d, KRSI_HOOK_OPEN_WRITE, call | (why - 1) << 8, k->path);
 }

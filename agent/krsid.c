@@ -783,8 +783,8 @@ static int ids_profile(const struct profile *p, uint32_t slot, struct krsi_err *
 		cr = ids_container(d.reg.v[i], p, slot, false, false, &cerr);
 		ids_container_result(d.reg.v[i], cr);
 		if (cr == -ETIMEDOUT)
-			log_info("container %s: %s; what its views held carries over", d.reg.v[i]->container,
-				 cerr.msg);
+			log_info("container %s: %s; what its views held carries over",
+				 d.reg.v[i]->container, cerr.msg);
 		else if (cr < 0)
 			r = err_set(err, cr, "%s", cerr.msg);
 	}

@@ -581,13 +581,13 @@ static void ids_host_owner(const char *profile, char *buf, size_t size)
 }
 
 /*
- * The views of OWNER from SRC under SLOT, resolved in ROOT (WHERE names it in messages). A
- * container's root is the container's to shape: resolved by a child process, waited for at
- * most --resolve-timeout (agent/resolve.c). The host's root is krsid's own.
+ * The views of OWNER from SRC under SLOT, resolved in ROOT (WHERE names it in messages).
+ * ISOLATE: the root may hold mounts its container made (ids_container()): resolved by a child
+ * process, waited for at most --resolve-timeout (agent/resolve.c). Else in krsid itself.
  */
 static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
 		    enum identity_source src, struct identity_root *root, const char *where,
-		    struct krsi_err *err)
+		    bool isolate, struct krsi_err *err)
 {
 	const struct identity_view *old = identity_view_find(&d.ids, owner, src, slot);
 	struct krsi_inode_key *keys;
@@ -599,7 +599,7 @@ static int ids_view(const struct profile *p, uint32_t slot, const char *owner,
 	for (size_t i = 0; !old && i < d.ids.n_views; i++)
 		if (d.ids.views[i].source == src && !strcmp(d.ids.views[i].owner, owner))
 			old = &d.ids.views[i];
-	if (src == IDENTITY_HOST)
+	if (!isolate)
 		r = identity_view_keys(p, slot, root, old, &keys, &holds, &n);
 	else
 		r = resolve_view_keys(p, slot, root, old, d.resolve_timeout_ms, &keys, &holds, &n);
@@ -646,7 +646,7 @@ static int ids_host(const struct profile *p, uint32_t slot, struct krsi_err *err
 	if (r < 0)
 		return r;
 	ids_host_owner(p->name, owner, sizeof(owner));
-	r = ids_view(p, slot, owner, IDENTITY_HOST, &root, "the host's root", err);
+	r = ids_view(p, slot, owner, IDENTITY_HOST, &root, "the host's root", false, err);
 	identity_root_close(&root);
 	return r;
 }
@@ -713,6 +713,13 @@ static int ids_container(const struct registry_entry *e, const struct profile *p
 	struct identity_root root;
 	struct krsi_err lerr;
 	char where[KRSI_ROOTFS_MAX + 32];
+	/*
+	 * Only mounts make a root block a resolution (an automount, FUSE, a network file system;
+	 * a FIFO, a symlink chain or a big directory do not, with O_PATH and the kernel's limits).
+	 * A container registered before its first instruction whose profile denies mount has
+	 * only the runtime's; any other may have made its own: resolved by a child.
+	 */
+	bool isolate = !e->from_start || !p->mount;
 	int r;
 
 	if (e->rootfs[0] && !live_only) {
@@ -722,7 +729,8 @@ static int ids_container(const struct registry_entry *e, const struct profile *p
 				       strerror(-r));
 		if (r == 0) {
 			snprintf(where, sizeof(where), "rootfs %s", e->rootfs);
-			r = ids_view(p, slot, e->container, IDENTITY_BUNDLE, &root, where, err);
+			r = ids_view(p, slot, e->container, IDENTITY_BUNDLE, &root, where, isolate,
+				     err);
 			identity_root_close(&root);
 			if (r < 0)
 				return r;
@@ -730,7 +738,7 @@ static int ids_container(const struct registry_entry *e, const struct profile *p
 	}
 	if (e->pid > 0 && identity_root_open_pid(e->pid, &root, &lerr) == 0) {
 		snprintf(where, sizeof(where), "the root of pid %lld", (long long)e->pid);
-		r = ids_view(p, slot, e->container, IDENTITY_LIVE, &root, where, err);
+		r = ids_view(p, slot, e->container, IDENTITY_LIVE, &root, where, isolate, err);
 		identity_root_close(&root);
 		if (r < 0)
 			return r;
@@ -1590,6 +1598,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 			if (r < 0)
 				return proto_reply_error("container %s: %s", e.container, err.msg);
 		}
+		e.from_start = q->until_exec;
 		/* A live root: the process named, unless it has still to exec into it. */
 		if (q->has_pid && !q->until_exec)
 			e.pid = q->pid;
@@ -1602,6 +1611,7 @@ static json_object *op_register(struct proto_request *q, bool assign)
 			if (!e.pid)
 				e.pid = cur->pid;
 			e.learn_until_ns = cur->learn_until_ns; /* its cgroups entry keeps the flag */
+			e.from_start = cur->from_start && q->until_exec;
 		}
 	}
 	e.profile = profile;

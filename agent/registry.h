@@ -33,6 +33,11 @@ struct registry_entry {
 	/* Its root did not answer in time: no refresh of its views before this (CLOCK_MONOTONIC). */
 	uint64_t resolve_retry_ns;
 	uint32_t resolve_backoff_s; /* the wait after the last time out, doubled at each */
+	/*
+	 * Registered before its first instruction (until_exec: the OCI hook): every mount in its
+	 * roots is the runtime's, until its profile lets it mount. Else it ran unconfined first.
+	 */
+	bool from_start;
 	uint32_t level;		 /* depth of cgroup: set by registry_add() */
 	uint32_t pos;		 /* its index in registry.v: set by the registry */
 };

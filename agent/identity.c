@@ -848,6 +848,14 @@ int identity_view_keys(const struct profile *p, uint32_t slot, struct identity_r
 		for (size_t i = 0; i < p->n_paths[list]; i++) {
 			const char *rule = p->paths[list][i];
 
+			/*
+			 * A write rule in the kernel's trees: procfs and sysfs make no name and
+			 * rename none, so nothing can take the path (and default's rules cost no
+			 * resolution more per container start).
+			 */
+			if (above_lists[a].root &&
+			    (!strncmp(rule, "/proc/", 6) || !strncmp(rule, "/sys/", 5)))
+				continue;
 			for (const char *c = above_lists[a].root ? rule : rule + 1; *c; c++) {
 				struct krsi_inode_key k = {
 					.slot = slot, .kind = above_lists[a].kind | KRSI_KIND_ABOVE

@@ -1645,23 +1645,30 @@ static __always_inline int write_new_name(struct dentry *n, __u32 call)
 }
 
 /*
+ * CALL changes the existing file or directory D (truncate, unlink, rmdir, a mount over it);
+ * CONTENT: its bytes (write_guarded()).
+ */
+static __always_inline int write_existing(struct dentry *d, __u32 call, bool content)
+{
+	struct ctx c;
+	__u32 why;
+
+	if (!write_policy(&c))
+		return 0;
+	why = write_guarded(&c, d, content);
+	return why ? write_deny(&c, d, call, why) : 0;
+}
+
+/*
  * truncate(2), ftruncate(2) and open(2) with O_TRUNC (even read-only) all pass path_truncate
  * (6.1 has no file_truncate hook; CONFIG_SECURITY_PATH).
  */
 SEC("lsm/path_truncate")
 int BPF_PROG(path_truncate, const struct path *path, int ret)
 {
-	struct dentry *d;
-	struct ctx c;
-	__u32 why;
-
 	if (ret)
 		return ret;
-	if (!write_policy(&c))
-		return 0;
-	d = BPF_CORE_READ(path, dentry);
-	why = write_guarded(&c, d, true);
-	return why ? write_deny(&c, d, KRSI_REPLACE_TRUNCATE, why) : 0;
+	return write_existing(BPF_CORE_READ(path, dentry), KRSI_REPLACE_TRUNCATE, true);
 }
 
 SEC("lsm/inode_create")
@@ -1701,13 +1708,7 @@ int BPF_PROG(inode_symlink, struct inode *dir, struct dentry *dentry, const char
 /* A mount over D (sb_mount, move_mount) puts other content at its path. */
 static __always_inline int write_mount(struct dentry *d)
 {
-	struct ctx c;
-	__u32 why;
-
-	if (!write_policy(&c))
-		return 0;
-	why = write_guarded(&c, d, false);
-	return why ? write_deny(&c, d, KRSI_REPLACE_MOUNT, why) : 0;
+	return write_existing(d, KRSI_REPLACE_MOUNT, false);
 }
 
 /*
@@ -2111,18 +2112,6 @@ static __always_inline int write_rename(struct dentry *old, struct dentry *new)
 	return why ? write_deny(&c, new, KRSI_REPLACE_RENAME, why) : 0;
 }
 
-/* write: removing what a write rule protects (unlink, rmdir). */
-static __always_inline int write_remove(struct dentry *d, __u32 call)
-{
-	struct ctx c;
-	__u32 why;
-
-	if (!write_policy(&c))
-		return 0;
-	why = write_guarded(&c, d, false);
-	return why ? write_deny(&c, d, call, why) : 0;
-}
-
 SEC("lsm/inode_rename")
 int BPF_PROG(inode_rename, struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
 	     struct dentry *new_dentry, int ret)
@@ -2167,7 +2156,7 @@ int BPF_PROG(inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
 		return ret;
 	if (replace_policy(&c) && dentry_bound(&c, dentry))
 		return replace_deny(&c, dentry, KRSI_REPLACE_UNLINK);
-	return write_remove(dentry, KRSI_REPLACE_UNLINK);
+	return write_existing(dentry, KRSI_REPLACE_UNLINK, false);
 }
 
 SEC("lsm/inode_rmdir")
@@ -2182,7 +2171,7 @@ int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
 		return ret;
 	if (replace_policy(&c) && dentry_bound(&c, dentry))
 		return replace_deny(&c, dentry, KRSI_REPLACE_RMDIR);
-	return write_remove(dentry, KRSI_REPLACE_RMDIR);
+	return write_existing(dentry, KRSI_REPLACE_RMDIR, false);
 }
 
 static __always_inline bool caps_anywhere(int cap)

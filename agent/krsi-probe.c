@@ -379,6 +379,35 @@ static void sockaddr_as(int safam, const char *addr, const char *port,
 	}
 }
 
+/*
+ * OP (connect-as, bind-as, sendto-as) on a socket of family SOCKFAM and TYPE ("stream" or
+ * "dgram") with a sockaddr of A[0] (family) A[1] (address) A[2] (port), A[3] bytes long:
+ * 0 or the errno. A refused connect was tried, not denied: 0.
+ */
+static int sock_as(const char *op, const char *sockfam, const char *type, char **a)
+{
+	int sf = family_of(sockfam), saf = family_of(a[0]), fd, r;
+	struct sockaddr_storage ss;
+	socklen_t len = atoi(a[3]);
+
+	if (sf < 0 || saf < 0) {
+		fprintf(stderr, "krsi-probe: %s: bad family\n", op);
+		exit(2);
+	}
+	sockaddr_as(saf, a[1], a[2], &ss);
+	fd = socket(sf, strcmp(type, "stream") ? SOCK_DGRAM : SOCK_STREAM, 0);
+	if (fd < 0)
+		return errno;
+	if (op[0] == 'c')
+		r = connect(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	else if (op[0] == 'b')
+		r = bind(fd, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	else
+		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, len) < 0 ? errno : 0;
+	close(fd);
+	return op[0] == 'c' && r == ECONNREFUSED ? 0 : r;
+}
+
 /* Run FN in a child; its errno comes back as the exit status. */
 static int in_child(int (*fn)(void))
 {
@@ -609,52 +638,10 @@ int main(int argc, char **argv)
 		close(fd);
 		return result(0);
 	}
-	if (!strcmp(op, "connect-as") && argc == 8) {
-		int sf = family_of(argv[2]), saf = family_of(argv[4]);
-
-		if (sf < 0 || saf < 0) {
-			fprintf(stderr, "krsi-probe: connect-as: bad family\n");
-			return 2;
-		}
-		sockaddr_as(saf, argv[5], argv[6], &ss);
-		fd = socket(sf, strcmp(argv[3], "stream") ? SOCK_DGRAM : SOCK_STREAM, 0);
-		if (fd < 0)
-			return result(errno);
-		r = connect(fd, (struct sockaddr *)&ss, atoi(argv[7])) < 0 ? errno : 0;
-		close(fd);
-		/* Refused: the connect was tried, not denied. */
-		return result(r == ECONNREFUSED ? 0 : r);
-	}
-	if (!strcmp(op, "bind-as") && argc == 7) {
-		int sf = family_of(argv[2]), saf = family_of(argv[3]);
-
-		if (sf < 0 || saf < 0) {
-			fprintf(stderr, "krsi-probe: bind-as: bad family\n");
-			return 2;
-		}
-		sockaddr_as(saf, argv[4], argv[5], &ss);
-		fd = socket(sf, SOCK_DGRAM, 0);
-		if (fd < 0)
-			return result(errno);
-		r = bind(fd, (struct sockaddr *)&ss, atoi(argv[6])) < 0 ? errno : 0;
-		close(fd);
-		return result(r);
-	}
-	if (!strcmp(op, "sendto-as") && argc == 7) {
-		int sf = family_of(argv[2]), saf = family_of(argv[3]);
-
-		if (sf < 0 || saf < 0) {
-			fprintf(stderr, "krsi-probe: sendto-as: bad family\n");
-			return 2;
-		}
-		sockaddr_as(saf, argv[4], argv[5], &ss);
-		fd = socket(sf, SOCK_DGRAM, 0);
-		if (fd < 0)
-			return result(errno);
-		r = sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, atoi(argv[6])) < 0 ? errno : 0;
-		close(fd);
-		return result(r);
-	}
+	/* connect-as has a socket type; bind-as and sendto-as use UDP. */
+	if ((!strcmp(op, "connect-as") && argc == 8) ||
+	    ((!strcmp(op, "bind-as") || !strcmp(op, "sendto-as")) && argc == 7))
+		return result(sock_as(op, argv[2], argc == 8 ? argv[3] : "dgram", argv + argc - 4));
 	if (!strcmp(op, "fastopen") && argc == 4) {
 		int fam = sockaddr_of(argv[2], argv[3], &ss, &len);
 

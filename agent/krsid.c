@@ -2889,6 +2889,24 @@ static void on_signal(int sig)
 	d.stop = 1;
 }
 
+/* --OPT's argument (optarg) as a number from MIN to MAX; else a message naming WHAT. */
+static bool opt_ulong(const char *opt, const char *what, unsigned long min, unsigned long max,
+		      unsigned long *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(optarg, &end, 10);
+	if (errno || !*optarg || *end || v < min || v > max) {
+		fprintf(stderr, "krsid: --%s %s: expected %s, %lu to %lu\n", opt, optarg, what, min,
+			max);
+		return false;
+	}
+	*ret = v;
+	return true;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -2940,6 +2958,7 @@ int main(int argc, char **argv)
 	struct epoll_event ev;
 	struct itimerspec its = { .it_interval.tv_sec = GC_INTERVAL_S, .it_value.tv_sec = GC_INTERVAL_S };
 	bool reset = false, unload = false;
+	unsigned long v;
 	int c, r;
 
 	d.log = stderr;
@@ -2964,54 +2983,27 @@ int main(int argc, char **argv)
 		case 'd':
 			d.default_profile = optarg;
 			break;
-		case 'r': {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !*optarg || *end || v > 86400) {
-				fprintf(stderr, "krsid: --refresh-interval %s: expected seconds, 0 to 86400\n",
-					optarg);
+		case 'r':
+			if (!opt_ulong("refresh-interval", "seconds", 0, 86400, &v))
 				return 2;
-			}
 			d.refresh_s = v;
 			break;
-		}
-		case 'X': {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !*optarg || *end || v < 10 || v > 600000) {
-				fprintf(stderr, "krsid: --resolve-timeout %s: expected milliseconds, 10 to "
-						"600000\n", optarg);
+		case 'X':
+			if (!opt_ulong("resolve-timeout", "milliseconds", 10, 600000, &v))
 				return 2;
-			}
 			d.resolve_timeout_ms = (int)v;
 			break;
-		}
 		case 'W':
 			d.watch = false;
 			break;
 		case 'M':
 			d.metrics_path = optarg;
 			break;
-		case 'T': {
-			char *end;
-			unsigned long v;
-
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !*optarg || *end || v < 1 || v > 65535) {
-				fprintf(stderr, "krsid: --metrics-port %s: expected a port, 1 to 65535\n",
-					optarg);
+		case 'T':
+			if (!opt_ulong("metrics-port", "a port", 1, 65535, &v))
 				return 2;
-			}
 			d.metrics_port = v;
 			break;
-		}
 		case 'N':
 			d.node_agent = true;
 			break;

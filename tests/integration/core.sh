@@ -248,18 +248,25 @@ kinds=(
 	"W^X System V shm attached executable while attached writable|shm-double|ok|wx|\"reason\":\"open for writing\""
 	"capability|chown $K/chownme|ok|capable|\"capability\":\"CAP_CHOWN\""
 )
+# every_way NAME HOOK FIXED ALLOWED SAYS OP...: SAYS (probe_says or a wrapper) runs OP, which
+# kc-enf is denied (EPERM, a deny event of HOOK with FIXED) and kc-aud allowed (ALLOWED, an
+# audit event), the host and kc-oth allowed with no event.
+every_way() {
+	local name=$1 hook=$2 fixed=$3 allowed=$4 says=$5 before
+	shift 5
+	before=$(report_mark c-enf "$hook" deny "$fixed")
+	check "$name: EPERM under an enforcing profile" "$says" EPERM kc-enf "$@"
+	check "$name: event, verdict deny" new_report "$before" c-enf "$hook" deny "$fixed"
+	before=$(report_mark c-aud "$hook" audit "$fixed")
+	check "$name: allowed under the audit profile" "$says" "$allowed" kc-aud "$@"
+	check "$name: event, verdict audit" new_report "$before" c-aud "$hook" audit "$fixed"
+	check "$name: allowed on the host" "$says" "$allowed" "" "$@"
+	check "$name: allowed under another profile" "$says" "$allowed" kc-oth "$@"
+}
 for k in "${kinds[@]}"; do
 	IFS='|' read -r name op allowed hook fixed <<<"$k"
 	# shellcheck disable=SC2086
-	set -- $op
-	before=$(report_mark c-enf "$hook" deny "$fixed")
-	check "$name: EPERM under an enforcing profile" probe_says EPERM kc-enf "$@"
-	check "$name: event, verdict deny" new_report "$before" c-enf "$hook" deny "$fixed"
-	before=$(report_mark c-aud "$hook" audit "$fixed")
-	check "$name: allowed under the audit profile" probe_says "$allowed" kc-aud "$@"
-	check "$name: event, verdict audit" new_report "$before" c-aud "$hook" audit "$fixed"
-	check "$name: allowed on the host" probe_says "$allowed" "" "$@"
-	check "$name: allowed under another profile" probe_says "$allowed" kc-oth "$@"
+	every_way "$name" "$hook" "$fixed" "$allowed" probe_says $op
 done
 
 # ---- every route to the mount table ----
@@ -315,17 +322,8 @@ route_says() {
 }
 for k in "${routes[@]}"; do
 	IFS='|' read -r name op call <<<"$k"
-	fixed="\"call\":\"$call\""
 	# shellcheck disable=SC2086
-	set -- $op
-	before=$(report_mark c-enf mount deny "$fixed")
-	check "mount: $name: EPERM under an enforcing profile" route_says EPERM kc-enf "$@"
-	check "mount: $name: event, call $call, verdict deny" new_report "$before" c-enf mount deny "$fixed"
-	before=$(report_mark c-aud mount audit "$fixed")
-	check "mount: $name: allowed under the audit profile" route_says ok kc-aud "$@"
-	check "mount: $name: event, call $call, verdict audit" new_report "$before" c-aud mount audit "$fixed"
-	check "mount: $name: allowed on the host" route_says ok "" "$@"
-	check "mount: $name: allowed under another profile" route_says ok kc-oth "$@"
+	every_way "mount: $name (call $call)" mount "\"call\":\"$call\"" ok route_says $op
 done
 
 # ---- rules under any root, through any mount ----
@@ -487,17 +485,9 @@ writes=(
 )
 for k in "${writes[@]}"; do
 	IFS='|' read -r name op call match <<<"$k"
-	fixed="\"match\":\"$match\",\"call\":\"$call\""
 	# shellcheck disable=SC2086
-	set -- $op
-	before=$(report_mark c-enf write deny "$fixed")
-	check "write: $name: EPERM under an enforcing profile" wr_says EPERM kc-enf "$@"
-	check "write: $name: event, call $call, match $match" new_report "$before" c-enf write deny "$fixed"
-	before=$(report_mark c-aud write audit "$fixed")
-	check "write: $name: allowed under the audit profile" wr_says ok kc-aud "$@"
-	check "write: $name: event, verdict audit" new_report "$before" c-aud write audit "$fixed"
-	check "write: $name: allowed on the host" wr_says ok "" "$@"
-	check "write: $name: allowed under another profile" wr_says ok kc-oth "$@"
+	every_way "write: $name (call $call, match $match)" write \
+		"\"match\":\"$match\",\"call\":\"$call\"" ok wr_says $op
 done
 wr_setup
 check "write: a new file beside the rule's file stays allowed" probe_says ok kc-enf create $K/wnew2
@@ -581,7 +571,7 @@ in_cg kc-hr unshare -m --propagation private sh -c '
 	exec 3<>'$HR'/pipe
 	mount -t autofs -o fd=3,pgrp=1,minproto=5,maxproto=5 kc-auto '$HR'/auto &&
 		echo mounted >'$HR'/ctl/mounted
-	exec sleep 600' &
+	exec sleep infinity' &
 hr_sh=$!
 check "kc-hr's process runs" wait_for test -s $HR/ctl/pid
 hpid=$(cat $HR/ctl/pid)
@@ -613,7 +603,7 @@ check "meanwhile a denial in another container reaches krsictl events --follow" 
 check "kc-hr stays confined: its rule by path still denies" probe_says EPERM kc-hr read $K/secret
 # A container whose root is hostile when it registers: refused within the deadline.
 # shellcheck disable=SC2016
-sh -c 'echo $$ >"$0/cgroup.procs" && exec nsenter -t "$1" -m sleep 600' "$CG/kc-hr3" "$hpid" &
+sh -c 'echo $$ >"$0/cgroup.procs" && exec nsenter -t "$1" -m sleep infinity' "$CG/kc-hr3" "$hpid" &
 hr3=$!
 check "kc-hr3's process is in kc-hr's mount namespace" \
 	wait_for sh -c "[ \"\$(readlink /proc/$hr3/ns/mnt)\" = \"\$(readlink /proc/$hpid/ns/mnt)\" ]"

@@ -7,15 +7,21 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CFLAGS ?= -O2 -g
 KRSI_CFLAGS := -Wall -Werror -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	-std=gnu11 -D_GNU_SOURCE -I$(BUILD) -Ibpf -Iagent
+	-std=gnu11 -D_GNU_SOURCE -I$(BUILD) -I. -Iagent
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUILD)
 
-KRSI_COMMON := names profile protocol proto_connect registry cgroup events hookset identity metrics learn
-KRSI_COMMON_OBJ := $(KRSI_COMMON:%=$(BUILD)/obj/%.o)
-KRSID_OBJ := $(addprefix $(BUILD)/obj/,krsid.o bpfobj.o resolve.o) $(KRSI_COMMON_OBJ)
-KRSICTL_OBJ := $(BUILD)/obj/krsictl.o $(BUILD)/obj/oci_inject.o $(KRSI_COMMON_OBJ)
+# The folders (agent/README.md): lib/ is shared by krsid, krsictl, the OCI hook and the test
+# tools; policy/ is the policy logic both krsid and krsictl use; daemon/ is krsid; cli/ krsictl.
+KRSI_LIB := $(basename $(notdir $(wildcard agent/lib/*.c)))
+KRSI_POLICY := $(basename $(notdir $(wildcard agent/policy/*.c)))
+KRSI_DAEMON := $(basename $(notdir $(wildcard agent/daemon/*.c)))
+KRSI_CLI := $(basename $(notdir $(wildcard agent/cli/*.c)))
+KRSI_COMMON_OBJ := $(addprefix $(BUILD)/obj/,$(addsuffix .o,$(KRSI_LIB) $(KRSI_POLICY)))
+KRSID_OBJ := $(KRSI_DAEMON:%=$(BUILD)/obj/%.o) $(KRSI_COMMON_OBJ)
+KRSICTL_OBJ := $(KRSI_CLI:%=$(BUILD)/obj/%.o) $(KRSI_COMMON_OBJ)
 UNIT_SRC := $(wildcard tests/unit/*.c)
-KRSI_HDR := $(wildcard agent/*.h) bpf/krsi.h
+KRSI_HDR := $(wildcard agent/*/*.h) bpf/krsi.h
+vpath %.c agent/lib agent/policy agent/daemon agent/cli oci-hooks
 
 KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe $(BUILD)/krsi-load \
 	$(BUILD)/krsi-fault.so
@@ -31,7 +37,7 @@ $(BUILD)/krsi.bpf.o: bpf/krsi.bpf.c bpf/vmlinux.h $(wildcard bpf/*.h) | $(BUILD)
 $(BUILD)/krsi.skel.h: $(BUILD)/krsi.bpf.o
 	$(BPFTOOL) gen skeleton $< name krsi > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: agent/%.c $(KRSI_HDR) | $(BUILD)/obj
+$(BUILD)/obj/%.o: %.c $(KRSI_HDR) | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/bpfobj.o: $(BUILD)/krsi.skel.h
@@ -42,10 +48,10 @@ $(BUILD)/krsid: $(KRSID_OBJ)
 $(BUILD)/krsictl: $(KRSICTL_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -ljson-c
 
-$(BUILD)/krsi-probe: agent/krsi-probe.c | $(BUILD)/obj
+$(BUILD)/krsi-probe: tests/tools/krsi-probe.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
 
-$(BUILD)/krsi-load: agent/krsi-load.c | $(BUILD)/obj
+$(BUILD)/krsi-load: tests/tools/krsi-load.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
 
 # The faults suite's map-write fault injection (tests/tools/krsi-fault.c).

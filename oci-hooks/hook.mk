@@ -5,15 +5,15 @@
 # The hook is built with musl (Debian's musl-tools), statically and without json-c: a runtime
 # starts it for every container, and a static glibc program spends about 0.25 M instructions
 # in its own start-up (IRELATIVE relocations, /proc/self/exe, malloc's arena) before main()
-# (make bench). It reads JSON with oci-hooks/jsonr.c. musl's headers leave out the kernel's
+# (make bench). It reads JSON with agent/lib/jsonr.c. musl's headers leave out the kernel's
 # uapi ones (<linux/magic.h>, and <linux/types.h> for bpf/krsi.h): $(HOOK_INC) points at
 # Debian's.
 MUSL_CC ?= musl-gcc
 HOOK_DIR := $(BUILD)/hook
 HOOK_INC := $(HOOK_DIR)/include
 HOOK_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
-HOOK_SRC := oci-hooks/krsi-oci-hook.c oci-hooks/oci_state.c oci-hooks/jsonr.c agent/cgroup.c \
-	agent/proto_connect.c
+HOOK_SRC := oci-hooks/krsi-oci-hook.c oci-hooks/oci_state.c agent/lib/jsonr.c agent/lib/cgroup.c \
+	agent/lib/proto_connect.c
 HOOK_OBJ := $(addprefix $(HOOK_DIR)/,$(notdir $(HOOK_SRC:.c=.o)))
 HOOK_CFLAGS := $(filter-out -I$(BUILD),$(KRSI_CFLAGS)) -DKRSI_NO_JSONC -isystem $(HOOK_INC)
 
@@ -27,11 +27,11 @@ $(HOOK_INC)/.stamp:
 	ln -sfn /usr/include/$(HOOK_MULTIARCH)/asm $(HOOK_INC)/asm
 	@touch $@
 
-$(HOOK_DIR)/%.o: oci-hooks/%.c oci-hooks/oci_state.h oci-hooks/jsonr.h $(KRSI_HDR) \
+$(HOOK_DIR)/%.o: oci-hooks/%.c oci-hooks/oci_state.h $(KRSI_HDR) \
 		$(HOOK_INC)/.stamp
 	$(MUSL_CC) $(CFLAGS) $(HOOK_CFLAGS) -c $< -o $@
 
-$(HOOK_DIR)/%.o: agent/%.c $(KRSI_HDR) $(HOOK_INC)/.stamp
+$(HOOK_DIR)/%.o: agent/lib/%.c $(KRSI_HDR) $(HOOK_INC)/.stamp
 	$(MUSL_CC) $(CFLAGS) $(HOOK_CFLAGS) -c $< -o $@
 
 $(BUILD)/krsi-oci-hook: $(HOOK_OBJ)
@@ -40,9 +40,8 @@ $(BUILD)/krsi-oci-hook: $(HOOK_OBJ)
 # The unit runner (agent/krsi.mk) compiles $(UNIT_SRC) into one program: the state parser and
 # krsictl's oci-inject logic join it, tested by tests/unit/test_hook.c. Its prerequisites were
 # expanded when agent/krsi.mk was read, hence the extra rule.
-UNIT_SRC += oci-hooks/oci_state.c oci-hooks/jsonr.c agent/oci_inject.c
-$(BUILD)/krsi-unit: oci-hooks/oci_state.c oci-hooks/oci_state.h oci-hooks/jsonr.c \
-	oci-hooks/jsonr.h agent/oci_inject.c agent/oci_inject.h
+UNIT_SRC += oci-hooks/oci_state.c
+$(BUILD)/krsi-unit: oci-hooks/oci_state.c oci-hooks/oci_state.h
 
 all: $(BUILD)/krsi-oci-hook
 

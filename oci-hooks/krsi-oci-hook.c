@@ -35,10 +35,10 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-#include "cgroup.h"
-#include "jsonr.h"
-#include "oci_state.h"
-#include "protocol.h"
+#include "lib/cgroup.h"
+#include "lib/jsonr.h"
+#include "oci-hooks/oci_state.h"
+#include "lib/protocol.h"
 
 #define PROG "krsi-oci-hook"
 

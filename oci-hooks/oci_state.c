@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../bpf/krsi.h"
-#include "jsonr.h"
-#include "oci_state.h"
-#include "protocol.h"
+#include "bpf/krsi.h"
+#include "lib/jsonr.h"
+#include "oci-hooks/oci_state.h"
+#include "lib/protocol.h"
 
 static const char *const stage_names[] = {
 	[OCI_STAGE_AUTO] = "auto",

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 /* More than this on stdin is an error: a state is a few hundred bytes plus annotations. */
 #define OCI_STATE_MAX (64 * 1024)
@@ -43,7 +43,7 @@ const char *oci_stage_name(enum oci_stage stage);
 /* Read all of FD (at most MAX bytes: more is -EMSGSIZE). *ret_buf is NUL-terminated. */
 int oci_state_read(int fd, size_t max, char **ret_buf, size_t *ret_len, struct krsi_err *err);
 
-/* Parse and check a state (oci-hooks/jsonr.h: no JSON library); on success RET owns its strings
+/* Parse and check a state (agent/lib/jsonr.h: no JSON library); on success RET owns its strings
  * (oci_state_clear). Error messages name the field and the reason, not the input as a whole. */
 int oci_state_parse(const char *buf, size_t len, struct oci_state *ret, struct krsi_err *err);
 void oci_state_clear(struct oci_state *s);

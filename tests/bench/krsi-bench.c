@@ -50,8 +50,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "protocol.h"
-#include "util.h"
+#include "lib/protocol.h"
+#include "lib/util.h"
 
 #define OPEN_FILE "/tmp/krsi-bench.file"
 /* The listener's port, fixed: an ephemeral one lands in another hash bucket each run (±500). */
@@ -460,7 +460,7 @@ static int cmd_mkcg(int argc, char **argv)
 	return 0;
 }
 
-/* One request over krsid's control socket (agent/protocol.c); the reply must say ok. */
+/* One request over krsid's control socket (agent/lib/protocol.c); the reply must say ok. */
 static void call(json_object *req)
 {
 	_cleanup_json_ json_object *rep = NULL;

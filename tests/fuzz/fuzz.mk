@@ -24,10 +24,7 @@ FUZZ_OBJ_metrics_http := metrics
 $(FUZZ_DIR)/obj:
 	@mkdir -p $@
 
-$(FUZZ_DIR)/obj/%.o: agent/%.c $(KRSI_HDR) | $(FUZZ_DIR)/obj
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
-
-$(FUZZ_DIR)/obj/%.o: oci-hooks/%.c oci-hooks/oci_state.h oci-hooks/jsonr.h $(KRSI_HDR) | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/%.o: %.c $(KRSI_HDR) oci-hooks/oci_state.h | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
 define fuzz_target

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: what agent/identity.c parses. A bundle's config.json (its root.path is
+ * libFuzzer target: what agent/policy/identity.c parses. A bundle's config.json (its root.path is
  * where krsid resolves file identities), and /proc text: fdinfo, and mountinfo, whose mount
  * points a container names. The first byte picks the parser.
  *
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../agent/identity.h"
+#include "policy/identity.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

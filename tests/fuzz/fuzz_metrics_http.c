@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../agent/metrics.h"
+#include "policy/metrics.h"
 
 static bool known(int st)
 {

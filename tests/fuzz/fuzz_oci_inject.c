@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../agent/oci_inject.h"
+#include "lib/oci_inject.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

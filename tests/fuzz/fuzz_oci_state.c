@@ -3,7 +3,7 @@
  * libFuzzer target: the OCI state a runtime writes on krsi-oci-hook's stdin. The bytes go
  * through a pipe into oci_state_read() and oci_state_parse(), as the hook's main() does, then
  * straight into oci_state_parse(), which sees them without a NUL terminator. A refusal must say
- * why; an accepted state must name a valid container. Differential: oci-hooks/jsonr.c accepts
+ * why; an accepted state must name a valid container. Differential: agent/lib/jsonr.c accepts
  * exactly what json-c's strict parser accepts, and decodes the members the hook reads as json-c
  * does (the strings byte for byte, "\u0000" included, and the pid). The same bytes, read as a bundle's
  * config.json, go through oci_config_is_podman_infra(): a yes needs podman's own annotation.
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../oci-hooks/jsonr.h"
-#include "../../oci-hooks/oci_state.h"
-#include "../../agent/protocol.h"
+#include "lib/jsonr.h"
+#include "oci-hooks/oci_state.h"
+#include "lib/protocol.h"
 
 /* json-c, strict, as the reference reader (the hook itself links no JSON library); *OK
  * whether it accepted the input (a top-level null is a NULL document). */

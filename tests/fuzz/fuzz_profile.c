@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../agent/profile.h"
+#include "policy/profile.h"
 
 /* An accepted profile holds no string with a NUL ("\u0000"): a rule would stop at it. */
 static void check_strings(json_object *o)

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../../agent/protocol.h"
-#include "../../bpf/krsi.h"
+#include "lib/protocol.h"
+#include "bpf/krsi.h"
 
 /* Every string the daemon acts on is the whole JSON string: none holds a NUL ("\u0000") that
  * would cut what was checked short. */

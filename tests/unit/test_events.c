@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "../../agent/events.h"
+#include "policy/events.h"
 #include "unit.h"
 
 static const char *field(json_object *o, const char *k)

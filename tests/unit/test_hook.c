@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "../../agent/oci_inject.h"
-#include "../../oci-hooks/jsonr.h"
-#include "../../oci-hooks/oci_state.h"
+#include "lib/oci_inject.h"
+#include "lib/jsonr.h"
+#include "oci-hooks/oci_state.h"
 #include "unit.h"
 
 /* The error message for TEXT, "" when it parses. */

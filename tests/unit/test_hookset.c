@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
-#include "../../bpf/krsi.h"
-#include "../../agent/hookset.h"
-#include "../../agent/profile.h"
+#include "bpf/krsi.h"
+#include "policy/hookset.h"
+#include "policy/profile.h"
 #include "unit.h"
 
 #ifndef KRSI_SRC
@@ -43,7 +43,7 @@ static void test_every_program_known(void)
 			n++;
 			if (!hookset_known(name)) {
 				unknown++;
-				printf("#   program %s is not in agent/hookset.c\n", name);
+				printf("#   program %s is not in agent/policy/hookset.c\n", name);
 			}
 		}
 	fclose(f);

@@ -5,7 +5,7 @@
 #include <linux/magic.h>
 #include <sys/sysmacros.h>
 
-#include "../../agent/identity.h"
+#include "policy/identity.h"
 #include "unit.h"
 
 /* A fake inode_rules map: what the table wrote, with a capacity to run out of. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 
-#include "../../agent/learn.h"
+#include "policy/learn.h"
 #include "unit.h"
 
 static json_object *ev(const char *text)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "../../agent/metrics.h"
+#include "policy/metrics.h"
 #include "unit.h"
 
 static int route(const char *req, bool *head)

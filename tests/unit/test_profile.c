@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../agent/profile.h"
+#include "policy/profile.h"
 #include "unit.h"
 
 #ifndef KRSI_SRC

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <sys/socket.h>
 
-#include "../../agent/protocol.h"
+#include "lib/protocol.h"
 #include "unit.h"
 
 #define PARSE(s, req, err) proto_request_parse(s, strlen(s), req, err)

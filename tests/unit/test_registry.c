@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "../../agent/cgroup.h"
-#include "../../agent/registry.h"
+#include "lib/cgroup.h"
+#include "policy/registry.h"
 #include "unit.h"
 
 /* An entry to add: its strings are the caller's, registry_add() copies them. */

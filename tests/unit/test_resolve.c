@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * agent/resolve.c: a container's rules resolved by a child process give what resolving them
+ * agent/daemon/resolve.c: a container's rules resolved by a child process give what resolving them
  * in krsid gives, key for key and hold for hold, and the child is reaped. (A root that does not
  * answer is the guest's to show: core.sh, "a hostile root".)
  */
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../agent/identity.h"
-#include "../../agent/resolve.h"
+#include "policy/identity.h"
+#include "daemon/resolve.h"
 #include "unit.h"
 
 void test_resolve_child(void)

@@ -12,7 +12,7 @@
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
 #endif
-#include "../../bpf/sockaddr.h"
+#include "bpf/sockaddr.h"
 #include "unit.h"
 
 struct row {

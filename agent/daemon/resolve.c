@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "resolve.h"
+#include "daemon/resolve.h"
 
 /* Children not reaped yet: killed at their deadline, or still exiting after their answer. */
 static pid_t *killed;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "policy/metrics.h"
 
 static void put(struct metrics_buf *b, const char *s, size_t n)
 {

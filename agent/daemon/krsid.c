@@ -35,18 +35,18 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../bpf/krsi.h"
-#include "bpfobj.h"
-#include "cgroup.h"
-#include "events.h"
-#include "hookset.h"
-#include "names.h"
-#include "identity.h"
-#include "metrics.h"
-#include "profile.h"
-#include "protocol.h"
-#include "registry.h"
-#include "resolve.h"
+#include "bpf/krsi.h"
+#include "daemon/bpfobj.h"
+#include "lib/cgroup.h"
+#include "policy/events.h"
+#include "policy/hookset.h"
+#include "policy/names.h"
+#include "policy/identity.h"
+#include "policy/metrics.h"
+#include "policy/profile.h"
+#include "lib/protocol.h"
+#include "policy/registry.h"
+#include "daemon/resolve.h"
 
 #define KRSID_VERSION "0.1"
 #define GC_INTERVAL_S 2

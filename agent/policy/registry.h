@@ -13,8 +13,8 @@
 
 #include <stdint.h>
 
-#include "../bpf/krsi.h"
-#include "util.h"
+#include "bpf/krsi.h"
+#include "lib/util.h"
 
 /*
  * A registered container. An entry the registry holds owns its strings: read them, never

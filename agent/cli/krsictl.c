@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "learn.h"
-#include "oci_inject.h"
-#include "profile.h"
-#include "protocol.h"
+#include "policy/learn.h"
+#include "lib/oci_inject.h"
+#include "policy/profile.h"
+#include "lib/protocol.h"
 
 enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT_INVALID = 4 };
 

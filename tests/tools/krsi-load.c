@@ -269,6 +269,6 @@ int main(int argc, char **argv)
 		return mode_register(argv[2], argv[3], atoi(argv[4]), argv[5]);
 	if (argc == 5 && !strcmp(argv[1], "unregister"))
 		return mode_unregister(argv[2], argv[3], atoi(argv[4]));
-	fprintf(stderr, "usage: see the comment at the top of agent/krsi-load.c\n");
+	fprintf(stderr, "usage: see the comment at the top of tests/tools/krsi-load.c\n");
 	return 2;
 }

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "names.h"
-#include "profile.h"
+#include "policy/names.h"
+#include "policy/profile.h"
 
 struct ctx {
 	const char *label;

@@ -3,9 +3,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "events.h"
-#include "names.h"
-#include "util.h"
+#include "policy/events.h"
+#include "policy/names.h"
+#include "lib/util.h"
 
 static void add_str(json_object *o, const char *k, const char *v)
 {

@@ -6,8 +6,8 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
-#include "../bpf/krsi.h"
-#include "protocol.h"
+#include "bpf/krsi.h"
+#include "lib/protocol.h"
 
 enum ftype { T_STR, T_U64, T_INT, T_BOOL };
 

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "oci_inject.h"
+#include "lib/oci_inject.h"
 
 static json_object *hook_entry(const char *path, const char *stage)
 {

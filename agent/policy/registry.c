@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "registry.h"
+#include "policy/registry.h"
 
 /* What glibc's malloc adds to an allocation, about: its size word and rounding up to 16. */
 #define MALLOC_OVERHEAD 16

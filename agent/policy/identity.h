@@ -26,9 +26,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../bpf/krsi.h"
-#include "profile.h"
-#include "util.h"
+#include "bpf/krsi.h"
+#include "policy/profile.h"
+#include "lib/util.h"
 
 /* The kernel's dev_t of MAJOR:MINOR (MAJOR << 20 | MINOR), as the BPF side reads s_dev. */
 static inline uint64_t identity_kdev(unsigned int major, unsigned int minor)

@@ -9,8 +9,8 @@
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 
-#include "cgroup.h"
-#include "identity.h"
+#include "lib/cgroup.h"
+#include "policy/identity.h"
 
 #define IDENTITY_TEXT_MAX (4 << 20) /* a mountinfo of some 20000 mounts */
 #define BUNDLE_CONFIG_MAX (4 << 20)

@@ -41,9 +41,9 @@
 #include <json-c/json.h>
 #endif
 
-#include "../bpf/krsi.h"
+#include "bpf/krsi.h"
 
-#include "util.h"
+#include "lib/util.h"
 
 #define PROTO_VERSION 1
 #define PROTO_REQUEST_MAX (64 * 1024)

@@ -17,8 +17,8 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "profile.h"
-#include "util.h"
+#include "policy/profile.h"
+#include "lib/util.h"
 
 enum learn_kind {
 	LEARN_EXEC,

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 #define KRSI_PIN_DIR "/sys/fs/bpf/krsi"
 

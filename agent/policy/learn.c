@@ -2,8 +2,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "learn.h"
-#include "names.h"
+#include "policy/learn.h"
+#include "policy/names.h"
 
 static const char *str_of(json_object *o, const char *key)
 {

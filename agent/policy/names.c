@@ -4,9 +4,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../bpf/krsi.h"
-#include "names.h"
-#include "util.h"
+#include "bpf/krsi.h"
+#include "policy/names.h"
+#include "lib/util.h"
 
 struct name {
 	int num;

@@ -8,7 +8,7 @@
 
 #include <json-c/json.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 #define OCI_HOOK_PATH "/usr/libexec/krsi/krsi-oci-hook"
 /* The runtime kills the hook after this; the hook gives up on krsid before (5 s). */

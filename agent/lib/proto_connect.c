@@ -6,7 +6,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
-#include "protocol.h"
+#include "lib/protocol.h"
 
 static int set_timeouts(int fd, int timeout_ms)
 {

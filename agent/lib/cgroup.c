@@ -15,8 +15,8 @@
 #include <sys/statfs.h>
 #include <linux/magic.h>
 
-#include "cgroup.h"
-#include "util.h"
+#include "lib/cgroup.h"
+#include "lib/util.h"
 
 #define CGROUP_DEFAULT_MOUNT "/sys/fs/cgroup"
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "identity.h"
-#include "profile.h"
+#include "policy/identity.h"
+#include "policy/profile.h"
 
 /*
  * identity_view_keys() in a child: its result, or -ETIMEDOUT when the child gave no full

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
 
-#include "../bpf/krsi.h"
-#include "hookset.h"
-#include "util.h"
+#include "bpf/krsi.h"
+#include "policy/hookset.h"
+#include "lib/util.h"
 
 /* Every program of bpf/krsi.bpf.c that reads a deny bit, and the bits it reads. */
 static const struct {

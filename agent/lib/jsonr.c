@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonr.h"
+#include "lib/jsonr.h"
 
 /* Where a check stopped: WHY NULL = the input ended too soon. */
 struct scan {

@@ -10,8 +10,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../bpf/krsi.h"
-#include "bpfobj.h"
+#include "bpf/krsi.h"
+#include "daemon/bpfobj.h"
 #include "krsi.skel.h"
 
 /* read_small(), without the trailing newline and spaces. */

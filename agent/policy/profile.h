@@ -36,8 +36,8 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "../bpf/krsi.h"
-#include "util.h"
+#include "bpf/krsi.h"
+#include "lib/util.h"
 
 #define PROFILE_FILE_MAX (256 * 1024)
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "../bpf/krsi.h"
+#include "bpf/krsi.h"
 
 struct event_names {
 	const char *container; /* NULL when the cgroup is no longer registered */

@@ -12,6 +12,7 @@
 
 #include "bpf/krsi.h"
 #include "daemon/bpfobj.h"
+#include "daemon/log.h"
 #include "krsi.skel.h"
 
 /* read_small(), without the trailing newline and spaces. */
@@ -356,4 +357,64 @@ void bpfobj_close(struct bpfobj *o)
 	}
 	o->n_programs = 0;
 	o->adopted = false;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char *buf = NULL, *line, *save;
+
+	if (level == LIBBPF_DEBUG && log_max_level() < LOG_DEBUG)
+		return 0;
+	/* Verifier logs come as one message of many lines: log each line. */
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_at(level == LIBBPF_WARN ? LOG_WARNING : LOG_INFO, "libbpf: %s", line);
+	free(buf);
+	return 0;
+}
+
+void bpfobj_log_init(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+int bpfobj_events_open(struct bpfobj *o, int (*fn)(void *ctx, void *data, size_t size),
+		       void *ctx)
+{
+	o->rb = ring_buffer__new(o->maps.events, fn, ctx, NULL);
+	if (!o->rb)
+		return -errno;
+	return ring_buffer__epoll_fd(o->rb);
+}
+
+void bpfobj_events_consume(struct bpfobj *o)
+{
+	if (o->rb)
+		ring_buffer__consume(o->rb);
+}
+
+int map_lookup(int fd, const void *key, void *value)
+{
+	return bpf_map_lookup_elem(fd, key, value);
+}
+
+int map_update(int fd, const void *key, const void *value, uint64_t flags)
+{
+	return bpf_map_update_elem(fd, key, value, flags);
+}
+
+int map_delete(int fd, const void *key)
+{
+	return bpf_map_delete_elem(fd, key);
+}
+
+int map_next_key(int fd, const void *key, void *next)
+{
+	return bpf_map_get_next_key(fd, key, next);
+}
+
+int map_possible_cpus(void)
+{
+	return libbpf_num_possible_cpus();
 }

@@ -10,6 +10,10 @@
 #define KRSI_BPFOBJ_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <linux/bpf.h> /* BPF_ANY, BPF_NOEXIST: the uapi, not libbpf */
 
 #include "lib/util.h"
 
@@ -29,8 +33,11 @@ struct bpfobj_prog {
 	bool attached; /* KRSI_PIN_DIR/links/<name> is pinned */
 };
 
+struct ring_buffer;
+
 struct bpfobj {
 	struct krsi_maps maps;
+	struct ring_buffer *rb; /* the events map's reader (bpfobj_events_open) */
 	bool adopted;	    /* found pinned, nothing loaded */
 	int n_programs;
 	struct bpfobj_prog progs[BPFOBJ_MAX_PROGS];
@@ -59,5 +66,34 @@ int bpfobj_detach(struct bpfobj *o, int i, struct krsi_err *err);
 void bpfobj_close(struct bpfobj *o);
 /* Remove every pin (krsid --unload): enforcement stops once no fd holds the links. */
 int bpfobj_unpin_all(struct krsi_err *err);
+
+/* libbpf's messages into krsid's log (daemon/log.h), its debug ones only with -v. */
+void bpfobj_log_init(void);
+
+/* The events ring buffer: FN(CTX, record, size) for each record. Returns its epoll fd. */
+int bpfobj_events_open(struct bpfobj *o, int (*fn)(void *ctx, void *data, size_t size),
+		       void *ctx);
+/* Read what is in the ring buffer now. */
+void bpfobj_events_consume(struct bpfobj *o);
+
+/*
+ * Map access for the rest of krsid, which never includes libbpf: libbpf's calls, returning 0
+ * or a negative value with errno set.
+ */
+int map_lookup(int fd, const void *key, void *value);
+int map_update(int fd, const void *key, const void *value, uint64_t flags);
+int map_delete(int fd, const void *key);
+/* The key after KEY (the first when KEY is NULL) into NEXT. */
+int map_next_key(int fd, const void *key, void *next);
+int map_possible_cpus(void);
+
+/*
+ * Every key of map FD in turn, into KEY; PREV, of the same type, holds the one before. A key
+ * deleted during the walk can restart it: collect, then delete.
+ */
+#define map_for_each_key(fd, key, prev)                                                           \
+	for (bool _first = true;                                                                   \
+	     map_next_key((fd), _first ? NULL : &(prev), &(key)) == 0 &&                          \
+	     (memcpy(&(prev), &(key), sizeof(key)), _first = false, true);)
 
 #endif

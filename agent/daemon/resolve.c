@@ -11,10 +11,6 @@
 
 #include "daemon/resolve.h"
 
-/* Children not reaped yet: killed at their deadline, or still exiting after their answer. */
-static pid_t *killed;
-static size_t n_killed, cap_killed;
-
 struct answer {
 	int32_t r;
 	uint32_t _pad;
@@ -93,39 +89,39 @@ static void child(const struct profile *p, uint32_t slot, struct identity_root *
 	_exit(0);
 }
 
-static void killed_add(pid_t pid)
+static void killed_add(struct resolve_children *c, pid_t pid)
 {
-	if (n_killed == cap_killed) {
-		size_t cap = cap_killed ? cap_killed * 2 : 8;
-		pid_t *v = realloc(killed, cap * sizeof(*v));
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 8;
+		pid_t *v = realloc(c->pids, cap * sizeof(*v));
 
 		if (!v)
 			return; /* a zombie until krsid exits: only a pid lost */
-		killed = v;
-		cap_killed = cap;
+		c->pids = v;
+		c->cap = cap;
 	}
-	killed[n_killed++] = pid;
+	c->pids[c->n++] = pid;
 }
 
-void resolve_reap(void)
+void resolve_reap(struct resolve_children *c)
 {
-	for (size_t i = 0; i < n_killed;) {
-		if (waitpid(killed[i], NULL, WNOHANG) != 0) {
-			killed[i] = killed[--n_killed];
+	for (size_t i = 0; i < c->n;) {
+		if (waitpid(c->pids[i], NULL, WNOHANG) != 0) {
+			c->pids[i] = c->pids[--c->n];
 			continue;
 		}
 		i++;
 	}
 }
 
-size_t resolve_pending(void)
+size_t resolve_pending(const struct resolve_children *c)
 {
-	return n_killed;
+	return c->n;
 }
 
-int resolve_view_keys(const struct profile *p, uint32_t slot, struct identity_root *root,
-		      const struct identity_view *old, int timeout_ms, struct krsi_inode_key **ret,
-		      struct identity_hold **ret_holds, size_t *ret_n)
+int resolve_view_keys(struct resolve_children *c, const struct profile *p, uint32_t slot,
+		      struct identity_root *root, const struct identity_view *old, int timeout_ms,
+		      struct krsi_inode_key **ret, struct identity_hold **ret_holds, size_t *ret_n)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	struct krsi_inode_key *keys = NULL;
@@ -168,7 +164,7 @@ int resolve_view_keys(const struct profile *p, uint32_t slot, struct identity_ro
 		kill(pid, SIGKILL);
 	/* Done writing, it exits at once; killed, it may wait for its file system a while. */
 	if (waitpid(pid, NULL, WNOHANG) == 0)
-		killed_add(pid);
+		killed_add(c, pid);
 	if (r < 0) {
 		free(keys);
 		free(holds);

@@ -22,6 +22,7 @@ void test_resolve_child(void)
 	char *exec_rules[] = { r1, r2, r3 }, *write_rules[] = { w1 };
 	struct profile p = { .name = "t" };
 	struct identity_root root = { -1, -1, "", NULL };
+	struct resolve_children kids = { 0 };
 	struct krsi_err err = { "" };
 	struct krsi_inode_key *k1 = NULL, *k2 = NULL;
 	struct identity_hold *h1 = NULL, *h2 = NULL;
@@ -47,7 +48,7 @@ void test_resolve_child(void)
 	CHECK(identity_root_open_path(dir, &root, &err) == 0, "resolve: the root opens: %s", err.msg);
 	CHECK(identity_view_keys(&p, 7, &root, NULL, &k1, &h1, &n1) == 0,
 	      "resolve: the rules resolve in krsid");
-	CHECK(resolve_view_keys(&p, 7, &root, NULL, 5000, &k2, &h2, &n2) == 0,
+	CHECK(resolve_view_keys(&kids, &p, 7, &root, NULL, 5000, &k2, &h2, &n2) == 0,
 	      "resolve: the rules resolve in a child");
 	/* Two exec files, the write rule's file, "/" and "/etc" above it. */
 	same = n1 == 5 && n2 == n1 && !memcmp(k1, k2, n1 * sizeof(*k1));
@@ -58,13 +59,13 @@ void test_resolve_child(void)
 		       !memcmp(h1[i].handle, h2[i].handle, h1[i].handle_bytes) &&
 		       !strcmp(h1[i].rule, h2[i].rule);
 	CHECK(same, "resolve: the child's keys and holds are krsid's (%zu and %zu)", n1, n2);
-	for (int i = 0; i < 500 && resolve_pending(); i++) {
+	for (int i = 0; i < 500 && resolve_pending(&kids); i++) {
 		struct timespec ts = { 0, 2000000 };
 
 		nanosleep(&ts, NULL);
-		resolve_reap();
+		resolve_reap(&kids);
 	}
-	CHECK(resolve_pending() == 0, "resolve: the child is reaped");
+	CHECK(resolve_pending(&kids) == 0, "resolve: the child is reaped");
 	free(k1);
 	free(h1);
 	free(k2);

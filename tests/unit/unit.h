@@ -35,5 +35,6 @@ void test_metrics(void);
 void test_learn(void);
 void test_sockaddr(void);
 void test_resolve_child(void);
+void test_grace(void);
 
 #endif

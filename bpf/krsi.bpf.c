@@ -23,9 +23,10 @@
  * new and the new. Old slots and entries are reused or deleted after a grace period, long
  * after any program that read the old policy returned.
  *
- * The programs are here; what they share is in headers, one concern each, included in
- * dependency order: kdefs.h (the kernel's constants), maps.h, cgroup.h (which policy),
- * verdict.h (decide, report), file.h (file rules), net.h, wx.h, replace.h and write.h.
+ * The programs are here; what they share is in headers, one concern each, included in dependency
+ * order: kdefs.bpf.h (the kernel's constants), maps.bpf.h, cgroup.bpf.h (which policy),
+ * verdict.bpf.h (decide, report), file.bpf.h (file rules), net.bpf.h, wx.bpf.h, replace.bpf.h and
+ * write.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -35,15 +36,15 @@
 
 #include "krsi.h"
 #include "sockaddr.h"
-#include "kdefs.h"
-#include "maps.h"
-#include "cgroup.h"
-#include "verdict.h"
-#include "file.h"
-#include "net.h"
-#include "wx.h"
-#include "replace.h"
-#include "write.h"
+#include "kdefs.bpf.h"
+#include "maps.bpf.h"
+#include "cgroup.bpf.h"
+#include "verdict.bpf.h"
+#include "file.bpf.h"
+#include "net.bpf.h"
+#include "wx.bpf.h"
+#include "replace.bpf.h"
+#include "write.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -750,7 +750,7 @@ static const struct {
 	{ PROFILE_ALLOW_WRITE, KRSI_PATH_ALLOW_WRITE },
 	/*
 	 * A directory rule names the directory: the programs look for it among a file's
-	 * ancestors, under any root and through any mount (dir_walk in bpf/krsi.bpf.c).
+	 * ancestors, under any root and through any mount (dir_walk in bpf/file.bpf.h).
 	 */
 	{ PROFILE_EXEC_DIRS, KRSI_PATH_EXEC | KRSI_KIND_DIR },
 	{ PROFILE_READ_DIRS, KRSI_PATH_READ | KRSI_KIND_DIR },

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What a program does once a rule matched: struct report (what an event says), report() with
- * its throttle and the ring buffer event, the verdict counters, verdict_errno() (-EPERM or 0,
- * bounded for the verifier), decide() (audit or enforce, by the policy's mode), learn(), and
- * flag_check() for the deny kinds that are one switch. Depends on kdefs.h (EPERM), maps.h and
- * cgroup.h (struct ctx, policy_get()).
+ * What a program does once a rule matched: struct report (what an event says), report() with its
+ * throttle and the ring buffer event, the verdict counters, verdict_errno() (-EPERM or 0, bounded
+ * for the verifier), decide() (audit or enforce, by the policy's mode), learn(), and flag_check()
+ * for the deny kinds that are one switch. Depends on kdefs.bpf.h (EPERM), maps.bpf.h and
+ * cgroup.bpf.h (struct ctx, policy_get()).
  */
-#ifndef KRSI_VERDICT_H
-#define KRSI_VERDICT_H
+#ifndef KRSI_BPF_VERDICT_H
+#define KRSI_BPF_VERDICT_H
 
 struct report {
 	__u32 hook;
@@ -154,4 +154,4 @@ static __always_inline int flag_check(__u32 hook, __s32 arg, __u64 value, const 
 	return decide(&c, &r);
 }
 
-#endif /* KRSI_VERDICT_H */
+#endif /* KRSI_BPF_VERDICT_H */

@@ -5,8 +5,8 @@
  * inode flags, mount flags, personality, the binfmt flags of the kernel series, capabilities),
  * which vmlinux.h, made from BTF, cannot carry. Depends on nothing.
  */
-#ifndef KRSI_KDEFS_H
-#define KRSI_KDEFS_H
+#ifndef KRSI_BPF_KDEFS_H
+#define KRSI_BPF_KDEFS_H
 
 #define EPERM 1
 #define AF_INET 2
@@ -43,4 +43,4 @@
 /* kern_mount() (shm_mnt, pipes, anon inodes): ERR_PTR(-EINVAL) in 6.1 fs/mount.h */
 #define MNT_NS_INTERNAL ((unsigned long)-22)
 
-#endif /* KRSI_KDEFS_H */
+#endif /* KRSI_BPF_KDEFS_H */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * write: what write rules protect keeps its content. Whether a directory above a dentry, on its
- * own file system, has a rule's key (dentry_under()), whether a name is at an exact rule's path
- * or a path was admitted since the rules were resolved, why a file may not change or a name may
- * not be made, the write report, and the checks that the programs call: write_new_name() (after
- * replace), write_existing(), write_mount() and write_rename(). Depends on kdefs.h, maps.h,
- * cgroup.h, verdict.h, file.h (dentry_is(), name_deny(), ktree_path_stop()) and replace.h.
+ * write: what write rules protect keeps its content. Whether a directory above a dentry, on its own
+ * file system, has a rule's key (dentry_under()), whether a name is at an exact rule's path or a
+ * path was admitted since the rules were resolved, why a file may not change or a name may not be
+ * made, the write report, and the checks that the programs call: write_new_name() (after replace),
+ * write_existing(), write_mount() and write_rename(). Depends on kdefs.bpf.h, maps.bpf.h,
+ * cgroup.bpf.h, verdict.bpf.h, file.bpf.h (dentry_is(), name_deny(), ktree_path_stop()) and
+ * replace.bpf.h.
  */
-#ifndef KRSI_WRITE_H
-#define KRSI_WRITE_H
+#ifndef KRSI_BPF_WRITE_H
+#define KRSI_BPF_WRITE_H
 
 /* The state of dentry_under(), one directory a step. */
 struct up_walk {
@@ -240,4 +241,4 @@ static __always_inline int write_rename(struct dentry *old, struct dentry *new)
 	return why ? write_deny(&c, new, KRSI_REPLACE_RENAME, why) : 0;
 }
 
-#endif /* KRSI_WRITE_H */
+#endif /* KRSI_BPF_WRITE_H */

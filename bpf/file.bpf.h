@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * File rules, by identity and by path: the inode_rules lookup behind its filter, the hash of a
- * reported path, the paths of the kernel's own file systems (ktree_path()), path resolution
- * into the scratch key, pathless files, the name filter, the walk up a file's directories
- * across mounts (dir_walk()), whether a path from the task's root can be trusted, file_rules()
- * with its allow lists and learning, exec_check() for code from a file, and the identity and
- * report of a dentry (dentry_is(), name_deny()) that replace.h and write.h share. Depends on
- * kdefs.h, maps.h, cgroup.h and verdict.h.
+ * reported path, the paths of the kernel's own file systems (ktree_path()), path resolution into
+ * the scratch key, pathless files, the name filter, the walk up a file's directories across mounts
+ * (dir_walk()), whether a path from the task's root can be trusted, file_rules() with its allow
+ * lists and learning, exec_check() for code from a file, and the identity and report of a dentry
+ * (dentry_is(), name_deny()) that replace.bpf.h and write.bpf.h share. Depends on kdefs.bpf.h,
+ * maps.bpf.h, cgroup.bpf.h and verdict.bpf.h.
  */
-#ifndef KRSI_FILE_H
-#define KRSI_FILE_H
+#ifndef KRSI_BPF_FILE_H
+#define KRSI_BPF_FILE_H
 
 /* Whether inode_rules has key K: its filter bit first, the hash only when the bit is set. */
 static __always_inline bool inode_rule(struct krsi_inode_key *k)
@@ -638,4 +638,4 @@ static __always_inline int name_deny(struct ctx *c, struct dentry *d, __u32 hook
 	return decide(c, &r);
 }
 
-#endif /* KRSI_FILE_H */
+#endif /* KRSI_BPF_FILE_H */

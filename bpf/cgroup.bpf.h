@@ -4,10 +4,10 @@
  * found it), the walk over the task's ancestor cgroups at the registered depths (the filter,
  * then the cgroups hash) to its profile's policy, the arming of a registration at the first
  * execve with its notice to the agent, and deny_anywhere(), the one config lookup that spares a
- * program the walk while no policy sets its deny bit. Depends on maps.h.
+ * program the walk while no policy sets its deny bit. Depends on maps.bpf.h.
  */
-#ifndef KRSI_CGROUP_H
-#define KRSI_CGROUP_H
+#ifndef KRSI_BPF_CGROUP_H
+#define KRSI_BPF_CGROUP_H
 
 struct ctx {
 	struct krsi_config *cfg;
@@ -131,4 +131,4 @@ static __always_inline bool deny_anywhere(__u32 hook)
 	return cfg && cfg->deny_any & KRSI_DENY(hook);
 }
 
-#endif /* KRSI_CGROUP_H */
+#endif /* KRSI_BPF_CGROUP_H */

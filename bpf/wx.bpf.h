@@ -3,11 +3,11 @@
  * W^X helpers: the wx report, the inode whose pages a mapping of a file maps, whether a file has
  * writers, the exec_mapped marks of files that a confined task mapped executable, /proc/PID/mem,
  * and the wx checks of ptrace and of a file opened for writing; the programs file_mprotect,
- * mmap_file, bprm_exec_memory and task_setpersonality hold the rest. Depends on kdefs.h,
- * maps.h, cgroup.h, verdict.h and file.h (PROC_SUPER_MAGIC).
+ * mmap_file, bprm_exec_memory and task_setpersonality hold the rest. Depends on kdefs.bpf.h,
+ * maps.bpf.h, cgroup.bpf.h, verdict.bpf.h and file.bpf.h (PROC_SUPER_MAGIC).
  */
-#ifndef KRSI_WX_H
-#define KRSI_WX_H
+#ifndef KRSI_BPF_WX_H
+#define KRSI_BPF_WX_H
 
 /*
  * A wx report. FILE: the file concerned or NULL; its inode makes reports on two files two
@@ -111,4 +111,4 @@ static __always_inline int wx_open(struct ctx *c, struct file *f)
 	return 0;
 }
 
-#endif /* KRSI_WX_H */
+#endif /* KRSI_BPF_WX_H */

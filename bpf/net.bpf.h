@@ -3,10 +3,10 @@
  * Network rules: the report of socket_create's denial, and the address rules of connect, bind
  * and sendmsg, looked up in the net_rules trie (with the address's port, then with any), with
  * allow lists and learning; sockaddr.h reads the address as the kernel does. Depends on
- * kdefs.h, maps.h, cgroup.h, verdict.h and sockaddr.h.
+ * kdefs.bpf.h, maps.bpf.h, cgroup.bpf.h, verdict.bpf.h and sockaddr.h.
  */
-#ifndef KRSI_NET_H
-#define KRSI_NET_H
+#ifndef KRSI_BPF_NET_H
+#define KRSI_BPF_NET_H
 
 /*
  * The report of socket_create's denial. Apart from the program, so that the zeroing of its
@@ -112,4 +112,4 @@ static __always_inline int net_check(struct socket *sock, struct sockaddr *addre
 	return net_decide(&c, &sa, op, hook);
 }
 
-#endif /* KRSI_NET_H */
+#endif /* KRSI_BPF_NET_H */

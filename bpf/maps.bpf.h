@@ -4,11 +4,11 @@
  * their filter, the profiles' policies, the rule tries, the identities and last components of
  * exact rules with their filter, the agent's registry, the ids of krsi's own maps and programs,
  * the counters, the event ring buffer, the per-CPU scratch key, wx's exec_mapped inode storage,
- * and ktree_buf, the per-CPU buffer of file.h's path walk, with the sizes its masks use.
+ * and ktree_buf, the per-CPU buffer of file.bpf.h's path walk, with the sizes its masks use.
  * Depends on vmlinux.h, bpf_helpers.h and krsi.h (the keys, values and limits).
  */
-#ifndef KRSI_MAPS_H
-#define KRSI_MAPS_H
+#ifndef KRSI_BPF_MAPS_H
+#define KRSI_BPF_MAPS_H
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -174,4 +174,4 @@ struct {
 	__type(value, char[KTREE_BUF]);
 } ktree_buf SEC(".maps");
 
-#endif /* KRSI_MAPS_H */
+#endif /* KRSI_BPF_MAPS_H */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * replace: what an exec allow list admits stays what it was. Whether a dentry is what exec rules
- * admit or a directory above it (dentry_bound()), whether a new name would be admitted, the
- * replace policy and report, and detach_check() ("mount": removing a mount point detaches the
- * mounts of other namespaces on it). Depends on kdefs.h, maps.h, cgroup.h, verdict.h
- * (flag_check()) and file.h (dentry_is(), name_deny()).
+ * admit or a directory above it (dentry_bound()), whether a new name would be admitted, the replace
+ * policy and report, and detach_check() ("mount": removing a mount point detaches the mounts of
+ * other namespaces on it). Depends on kdefs.bpf.h, maps.bpf.h, cgroup.bpf.h, verdict.bpf.h
+ * (flag_check()) and file.bpf.h (dentry_is(), name_deny()).
  */
-#ifndef KRSI_REPLACE_H
-#define KRSI_REPLACE_H
+#ifndef KRSI_BPF_REPLACE_H
+#define KRSI_BPF_REPLACE_H
 
 /* D, or a directory above it on its file system, is a directory that exec rules admit. */
 static __always_inline bool dentry_in_exec_dir(struct ctx *c, struct dentry *d)
@@ -66,4 +66,4 @@ static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 c
 	return name_deny(c, d, KRSI_HOOK_REPLACE, call | KRSI_MATCH_EXEC_ALLOWED << 8, NULL);
 }
 
-#endif /* KRSI_REPLACE_H */
+#endif /* KRSI_BPF_REPLACE_H */

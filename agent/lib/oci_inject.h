@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonc.h"
 #include "lib/util.h"
 
 #define OCI_HOOK_PATH "/usr/libexec/krsi/krsi-oci-hook"

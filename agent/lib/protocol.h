@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 #ifndef KRSI_NO_JSONC
-#include <json-c/json.h>
+#include "lib/jsonc.h"
 #endif
 
 #include "bpf/krsi.h"

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small helpers shared by krsid, krsictl and the unit tests: cleanup attributes, errors. */
+/*
+ * Small helpers shared by krsid, krsictl, the OCI hook and the unit tests: cleanup attributes,
+ * errors. No library but libc: the hook links this (lib/jsonc.h has the json-c helpers).
+ */
 #ifndef KRSI_UTIL_H
 #define KRSI_UTIL_H
 
@@ -13,10 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-/* KRSI_NO_JSONC: for krsi-oci-hook, built without json-c (oci-hooks/hook.mk). */
-#ifndef KRSI_NO_JSONC
-#include <json-c/json.h>
-#endif
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -55,14 +54,6 @@ static inline void fclosep(FILE **f)
 		fclose(*f);
 }
 
-#ifndef KRSI_NO_JSONC
-static inline void json_putp(json_object **o)
-{
-	json_object_put(*o);
-}
-#define _cleanup_json_ __attribute__((cleanup(json_putp)))
-#endif
-
 #define _cleanup_free_ __attribute__((cleanup(freep)))
 #define _cleanup_close_ __attribute__((cleanup(closep)))
 #define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
@@ -96,59 +87,6 @@ static inline int read_small(const char *path, char *buf, size_t size)
 	buf[n] = 0;
 	return 0;
 }
-
-#ifndef KRSI_NO_JSONC
-/* True when the JSON string V holds a NUL: json-c keeps "\u0000", and a check of the C string
- * would see only what comes before it ("web\u0000x" would pass as "web"). */
-static inline bool json_string_has_nul(json_object *v)
-{
-	return strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v);
-}
-
-/*
- * TEXT (LEN bytes) as one JSON document, parsed strictly (RFC 8259 numbers, no trailing commas:
- * what the Go and yajl parsers of the runtimes accept) with nothing but white space after it.
- * On failure *RET is NULL and ERR says "WHAT: not valid JSON at byte N: why".
- */
-static inline int json_parse_strict(const char *what, const char *text, size_t len,
-				    json_object **ret, struct krsi_err *err)
-{
-	struct json_tokener *tok = json_tokener_new();
-	enum json_tokener_error jerr;
-	json_object *doc;
-	size_t end;
-
-	*ret = NULL;
-	if (!tok)
-		return err_set(err, -ENOMEM, "%s: out of memory", what);
-	if (len > INT32_MAX) {
-		json_tokener_free(tok);
-		return err_set(err, -EFBIG, "%s: %zu bytes is too large", what, len);
-	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	doc = json_tokener_parse_ex(tok, text, (int)len);
-	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!doc || jerr != json_tokener_success) {
-		json_object_put(doc);
-		return err_set(err, -EINVAL, "%s: not valid JSON at byte %zu: %s", what, end,
-			       jerr == json_tokener_continue || jerr == json_tokener_success
-				       ? "unexpected end of input"
-				       : json_tokener_error_desc(jerr));
-	}
-	for (; end < len; end++) {
-		if (!strchr(" \t\r\n", text[end]) || !text[end]) {
-			json_object_put(doc);
-			return err_set(err, -EINVAL,
-				       "%s: not valid JSON: data after the document at byte %zu", what,
-				       end);
-		}
-	}
-	*ret = doc;
-	return 0;
-}
-#endif /* KRSI_NO_JSONC */
 
 /* FNV-1a, 64 bits: the profile digest and object hashes. */
 static inline uint64_t fnv1a64(const void *data, size_t len, uint64_t h)

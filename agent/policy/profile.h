@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "bpf/krsi.h"
+#include "lib/jsonc.h"
 #include "lib/util.h"
 
 #define PROFILE_FILE_MAX (256 * 1024)

@@ -13,7 +13,7 @@ GUEST := $(BUILD)/guest
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
 GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults
 
-.PHONY: all deps kernel kernel-patches selftests image stage unit install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
+.PHONY: all deps kernel kernel-patches selftests image stage unit check-walls install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
 
 all: krsi-all
 
@@ -28,7 +28,8 @@ install: krsi-install
 
 help:
 	@echo "make demo         boot the guest and show containers allowed and denied"
-	@echo "make check        host unit tests (also under ASan/UBSan), fuzzing, then the guest suites ($(GUEST_SUITES))"
+	@echo "make check        the walls, host unit tests (also under ASan/UBSan), fuzzing, then the guest suites ($(GUEST_SUITES))"
+	@echo "make check-walls  what each folder may include, no daemon statics, files <= 900 and functions <= 120 lines"
 	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
 	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
 	@echo "make krsid-image  the krsid container image, an OCI archive: $(BUILD)/krsid-image.tar"
@@ -59,6 +60,11 @@ stage: all
 	@rm -rf $(GUEST)
 	@image/stage.sh $(GUEST)
 
+# The walls between the folders, and the size of files and functions (scripts/check-walls.sh).
+check-walls:
+	@mkdir -p $(RESULTS)
+	@scripts/check-walls.sh >$(RESULTS)/walls.tap; rc=$$?; cat $(RESULTS)/walls.tap; exit $$rc
+
 unit:
 	@mkdir -p $(RESULTS)
 	@tests/unit/run.sh >$(RESULTS)/unit.tap; rc=$$?; cat $(RESULTS)/unit.tap; exit $$rc
@@ -86,6 +92,7 @@ guest-repeat: stage selftests image
 
 check: deps
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-walls
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory unit-asan
 	@$(MAKE) --no-print-directory fuzz
@@ -94,7 +101,7 @@ check: deps
 	@$(MAKE) --no-print-directory image
 	@$(MAKE) --no-print-directory vm-selftest
 	@$(MAKE) --no-print-directory guest-check
-	@tests/summary.sh $(RESULTS) unit unit-asan fuzz vm-selftest $(GUEST_SUITES)
+	@tests/summary.sh $(RESULTS) walls unit unit-asan fuzz vm-selftest $(GUEST_SUITES)
 
 demo: deps
 	@$(MAKE) --no-print-directory all kernel image stage

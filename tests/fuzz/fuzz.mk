@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 export FUZZ_SECONDS FUZZ_TARGETS
 
 # The modules each target links: the real parsers, compiled with the fuzzer's flags.
-FUZZ_OBJ_profile := profile names
+FUZZ_OBJ_profile := profile compile names
 FUZZ_OBJ_protocol := protocol proto_connect
 FUZZ_OBJ_oci_state := oci_state jsonr
 FUZZ_OBJ_oci_inject := oci_inject

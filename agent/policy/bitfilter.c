@@ -7,7 +7,7 @@
 
 int bitfilter_init(struct bitfilter *f, uint32_t bits)
 {
-	uint16_t *c = calloc(bits, sizeof(*c));
+	uint8_t *c = calloc(bits, sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;

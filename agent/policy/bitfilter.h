@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BITFILTER_SATURATED UINT16_MAX
+#define BITFILTER_SATURATED UINT8_MAX
 
 struct bitfilter {
-	uint16_t *counts; /* calloc'd: only the pages of bits in use are touched */
+	uint8_t *counts; /* calloc'd: only the pages of bits in use are touched */
 	uint32_t bits;	  /* a multiple of 64 */
 };
 

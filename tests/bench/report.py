@@ -468,7 +468,8 @@ def main():
 
     w("## Notes")
     w("")
-    w("- Why the missed targets are missed: README.md, section Benchmarks.")
+    w("- Why the missed targets are missed, and how the figures changed: below, from")
+    w("  tests/bench/notes.md.")
     w("- Container start: the *no krsi* runs come first in the boot, and the first `crun run` of")
     w("  the boot reads crun and the bundle from disk; the median leaves that run out.")
     w("- krsid attaches a program only while some installed profile uses its hook (see")
@@ -488,6 +489,12 @@ def main():
     w("  ratios are what to compare with the issue's reference loop (6.1, a task three cgroups")
     w("  deep: empty LSM program +176, one cgroup-ID hash lookup +349, task storage +262, seccomp")
     w("  +290 on `open`+`close`).")
+    w("")
+    notes_md = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+    with open(notes_md) as f:
+        body = f.read().split("\n", 1)[1]  # its title: this section has one
+    for line in body.strip("\n").split("\n"):
+        w("#" + line if line.startswith("## ") else line)
     w("")
 
     text = "\n".join(L) + "\n"

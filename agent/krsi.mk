@@ -12,16 +12,17 @@ BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_x86 -Ibpf -I$(BUI
 
 # The folders (agent/README.md): lib/ is shared by krsid, krsictl, the OCI hook and the test
 # tools; policy/ is the policy logic both krsid and krsictl use; daemon/ is krsid; cli/ krsictl.
-KRSI_LIB := $(basename $(notdir $(wildcard agent/lib/*.c)))
-KRSI_POLICY := $(basename $(notdir $(wildcard agent/policy/*.c)))
-KRSI_DAEMON := $(basename $(notdir $(wildcard agent/daemon/*.c)))
-KRSI_CLI := $(basename $(notdir $(wildcard agent/cli/*.c)))
-KRSI_COMMON_OBJ := $(addprefix $(BUILD)/obj/,$(addsuffix .o,$(KRSI_LIB) $(KRSI_POLICY)))
-KRSID_OBJ := $(KRSI_DAEMON:%=$(BUILD)/obj/%.o) $(KRSI_COMMON_OBJ)
-KRSICTL_OBJ := $(KRSI_CLI:%=$(BUILD)/obj/%.o) $(KRSI_COMMON_OBJ)
+KRSI_LIB := $(wildcard agent/lib/*.c)
+KRSI_POLICY := $(wildcard agent/policy/*.c)
+KRSI_DAEMON := $(wildcard agent/daemon/*.c)
+KRSI_CLI := $(wildcard agent/cli/*.c)
+# An object's path mirrors its source's (agent/cli/events.c: build/obj/agent/cli/events.o).
+obj = $(addprefix $(BUILD)/obj/,$(1:.c=.o))
+KRSI_COMMON_OBJ := $(call obj,$(KRSI_LIB) $(KRSI_POLICY))
+KRSID_OBJ := $(call obj,$(KRSI_DAEMON)) $(KRSI_COMMON_OBJ)
+KRSICTL_OBJ := $(call obj,$(KRSI_CLI)) $(KRSI_COMMON_OBJ)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*/*.h) bpf/krsi.h
-vpath %.c agent/lib agent/policy agent/daemon agent/cli oci-hooks
 
 KRSI_ALL := $(BUILD)/krsi.bpf.o $(BUILD)/krsid $(BUILD)/krsictl $(BUILD)/krsi-probe $(BUILD)/krsi-load \
 	$(BUILD)/krsi-fault.so
@@ -37,10 +38,11 @@ $(BUILD)/krsi.bpf.o: bpf/krsi.bpf.c bpf/vmlinux.h $(wildcard bpf/*.h) | $(BUILD)
 $(BUILD)/krsi.skel.h: $(BUILD)/krsi.bpf.o
 	$(BPFTOOL) gen skeleton $< name krsi > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: %.c $(KRSI_HDR) | $(BUILD)/obj
+$(BUILD)/obj/%.o: %.c $(KRSI_HDR)
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/bpfobj.o: $(BUILD)/krsi.skel.h
+$(BUILD)/obj/agent/daemon/bpfobj.o: $(BUILD)/krsi.skel.h
 
 $(BUILD)/krsid: $(KRSID_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lbpf -lelf -lz -ljson-c
@@ -58,10 +60,10 @@ $(BUILD)/krsi-load: tests/tools/krsi-load.c | $(BUILD)/obj
 $(BUILD)/krsi-fault.so: tests/tools/krsi-fault.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ) $(BUILD)/obj/resolve.o \
-		bpf/sockaddr.h
+$(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ) \
+		$(BUILD)/obj/agent/daemon/resolve.o bpf/sockaddr.h
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) \
-		$(BUILD)/obj/resolve.o -ljson-c
+		$(BUILD)/obj/agent/daemon/resolve.o -ljson-c
 
 # Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel): the
 # cached vmlinux.btf when bpftool can read it, else the vmlinux of the kernel build tree.

@@ -5,7 +5,8 @@
 BENCH_ALL := $(BUILD)/krsi-bench $(BUILD)/krsi-true $(BUILD)/krsi-floor $(BUILD)/floor.bpf.o
 
 # Registers containers through agent/lib/protocol.c, like krsictl.
-$(BUILD)/krsi-bench: tests/bench/krsi-bench.c $(BUILD)/obj/protocol.o $(BUILD)/obj/proto_connect.o \
+$(BUILD)/krsi-bench: tests/bench/krsi-bench.c $(BUILD)/obj/agent/lib/protocol.o \
+		$(BUILD)/obj/agent/lib/proto_connect.o \
 		| $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $^ -ljson-c
 

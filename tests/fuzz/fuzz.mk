@@ -14,17 +14,18 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 export FUZZ_SECONDS FUZZ_TARGETS
 
 # The modules each target links: the real parsers, compiled with the fuzzer's flags.
-FUZZ_OBJ_profile := profile compile names
-FUZZ_OBJ_protocol := protocol proto_connect
-FUZZ_OBJ_oci_state := oci_state jsonr
-FUZZ_OBJ_oci_inject := oci_inject
-FUZZ_OBJ_identity := identity cgroup
-FUZZ_OBJ_metrics_http := metrics
+FUZZ_OBJ_profile := agent/policy/profile agent/policy/compile agent/policy/names
+FUZZ_OBJ_protocol := agent/lib/protocol agent/lib/proto_connect
+FUZZ_OBJ_oci_state := oci-hooks/oci_state agent/lib/jsonr
+FUZZ_OBJ_oci_inject := agent/lib/oci_inject
+FUZZ_OBJ_identity := agent/policy/identity agent/lib/cgroup
+FUZZ_OBJ_metrics_http := agent/policy/metrics
 
 $(FUZZ_DIR)/obj:
 	@mkdir -p $@
 
-$(FUZZ_DIR)/obj/%.o: %.c $(KRSI_HDR) oci-hooks/oci_state.h | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/%.o: %.c $(KRSI_HDR) oci-hooks/oci_state.h
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(KRSI_CFLAGS) -c $< -o $@
 
 define fuzz_target

@@ -66,6 +66,7 @@ void test_resolve_child(void)
 		resolve_reap(&kids);
 	}
 	CHECK(resolve_pending(&kids) == 0, "resolve: the child is reaped");
+	free(kids.pids);
 	free(k1);
 	free(h1);
 	free(k2);

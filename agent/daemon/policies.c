@@ -126,9 +126,9 @@ static int prof_stage(struct krsid *d, struct profile *p, struct staged *st, str
 			goto undo;
 		}
 	/* The identities of its exact rules, for the host and every container under it. */
-	r = ids_profile(d, p, st->slot, &herr);
+	r = ids_profile(d, p, st->slot, err);
 	if (r < 0) {
-		r = err_set(err, r, "profile %s: %s", p->name, herr.msg);
+		err_wrap(err, r, "profile %s", p->name);
 		goto undo;
 	}
 	return 0;

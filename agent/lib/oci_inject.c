@@ -153,12 +153,8 @@ int oci_inject_bundle(const char *bundle, const struct oci_inject_opts *o, struc
 	}
 	buf[len] = 0;
 	r = oci_inject_text(buf, o, &s, err);
-	if (r < 0) {
-		char msg[sizeof(err->msg)];
-
-		snprintf(msg, sizeof(msg), "%s", err ? err->msg : "");
-		return err_set(err, r, "%s: %s", path, msg);
-	}
+	if (r < 0)
+		return err_wrap(err, r, "%s", path);
 	snprintf(tmp, sizeof(tmp), "%s.krsi~", path);
 	closep(&fd);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 07777);

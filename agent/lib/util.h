@@ -37,6 +37,31 @@ __attribute__((format(printf, 3, 4))) static inline int err_set(struct krsi_err 
 	return ret;
 }
 
+/*
+ * Add context in front of ERR's message, the way crun's crun_error_wrap() does: "WHAT: the
+ * message". Returns RET, so that a failing path stays one line:
+ *   return err_wrap(err, r, "profile %s", name);
+ */
+__attribute__((format(printf, 3, 4))) static inline int err_wrap(struct krsi_err *err, int ret,
+								  const char *fmt, ...)
+{
+	char ctx[256];
+	size_t n, size = sizeof(err->msg);
+	va_list ap;
+
+	if (!err)
+		return ret;
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	n = strlen(ctx) + 2; /* "CTX: " before the message, which keeps what fits after it */
+	memmove(err->msg + n, err->msg, size - n - 1);
+	err->msg[size - 1] = 0;
+	memcpy(err->msg, ctx, n - 2);
+	memcpy(err->msg + n - 2, ": ", 2);
+	return ret;
+}
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);

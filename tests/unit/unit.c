@@ -36,6 +36,7 @@ int main(void)
 	test_sockaddr();
 	test_resolve_child();
 	test_grace();
+	test_util();
 	printf("1..%d\n", unit_n);
 	printf("%d passed, %d failed\n", unit_n - unit_failed, unit_failed);
 	return unit_failed ? 1 : 0;

@@ -36,5 +36,6 @@ void test_learn(void);
 void test_sockaddr(void);
 void test_resolve_child(void);
 void test_grace(void);
+void test_util(void);
 
 #endif

@@ -227,7 +227,7 @@ void clients_accept(struct krsid *d)
 			return;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != 0) {
 			d->n.clients_refused++;
-			log_info("refused a client with uid %d, pid %d", (int)cred.uid, (int)cred.pid);
+			log_warn("refused a client with uid %d, pid %d", (int)cred.uid, (int)cred.pid);
 			reply_close(fd, proto_reply_error("permission denied: krsid serves root only "
 							  "(uid %d)", (int)cred.uid));
 			continue;

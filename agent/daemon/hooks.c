@@ -89,7 +89,7 @@ void hooks_detach_unused(struct krsid *d)
 		if (!p->attached || hookset_needed(p->name, deny))
 			continue;
 		if (bpfobj_detach(&d->obj, i, &err) < 0)
-			log_info("%s, ignoring", err.msg);
+			log_warn("%s, ignoring", err.msg);
 		else
 			log_info("hook %s detached: no installed profile uses it", p->name);
 	}

@@ -346,8 +346,7 @@ void ids_refresh(struct krsid *d)
 	}
 	d->refreshed_ns = now_ns(CLOCK_MONOTONIC);
 	d->n.refreshes++;
-	if (d->verbose)
-		log_info("file identities refreshed: %zu keys (%zu before)", d->ids.n_refs, keys);
+	log_debug("file identities refreshed: %zu keys (%zu before)", d->ids.n_refs, keys);
 }
 
 /*

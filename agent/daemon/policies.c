@@ -484,7 +484,7 @@ json_object *reload_run(struct krsid *d, const char *trigger)
 	json_object_object_add(ev, "directory", json_object_new_string(d->profile_dir));
 	if (r < 0) {
 		d->n.reload_failures++;
-		log_info("reload (%s) refused: %s; the running policy stays", trigger, err.msg);
+		log_warn("reload (%s) refused: %s; the running policy stays", trigger, err.msg);
 		json_object_object_add(ev, "result", json_object_new_string("refused"));
 		if (file[0])
 			json_object_object_add(ev, "file", json_object_new_string(file));

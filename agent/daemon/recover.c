@@ -105,7 +105,7 @@ int recover(struct krsid *d)
 		e.cgroup_id = cg;
 		e.registered_ns = re.registered_ns;
 		if (registry_add(&d->reg, &e, &err) < 0)
-			log_info("pinned registry: %s, ignoring", err.msg);
+			log_warn("pinned registry: %s, ignoring", err.msg);
 		/* Learning ends with the agent that reported it: nobody collects its events. */
 		{
 			struct krsi_cgroup c;

@@ -29,7 +29,7 @@ static void filter_drop(struct krsid *d, uint64_t id)
 
 		/* The bit stays set: a hash lookup for a host task, never a verdict. */
 		if (r < 0)
-			log_info("cgroup filter: clearing a bit: %s", strerror(-r));
+			log_warn("cgroup filter: clearing a bit: %s", strerror(-r));
 	}
 }
 

@@ -287,8 +287,8 @@ void serve_metrics(struct krsid *d, int fd)
 			snprintf(body, sizeof(body), "%s\n", metrics_http_reason(status));
 			iov[1] = (struct iovec){ body, head ? 0 : strlen(body) };
 		}
-		if (writev(fd, iov, 2) < 0 && d->verbose)
-			log_info("metrics: writing the reply: %s", strerror(errno));
+		if (writev(fd, iov, 2) < 0)
+			log_debug("metrics: writing the reply: %s", strerror(errno));
 	}
 	metrics_buf_free(&b);
 	close(fd);

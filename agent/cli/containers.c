@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/* krsictl ps, register, unregister and assign: the registered containers. */
+#include "cli/cli.h"
+
+static int json_option(void *opts, int val, const char *arg)
+{
+	if (val == 'j')
+		*(bool *)opts = true;
+	return CLI_CONTINUE;
+}
+
+static int ps_run(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_object *rep = NULL;
+	json_object *v;
+	bool json = false;
+	int r = cli_parse(cli, &argc, &argv, json_option, &json);
+
+	if (r != CLI_CONTINUE)
+		return r;
+	r = cli_call(cli, proto_request_new(PROTO_PS), &rep);
+	if (r)
+		return r;
+	if (json) {
+		cli_print_json(rep);
+		return 0;
+	}
+	json_object_object_get_ex(rep, "containers", &v);
+	printf("%-24s %-32s %-20s %-8s %8s %8s\n", "CONTAINER", "CGROUP", "PROFILE", "MODE",
+	       "DENIED", "AUDITED");
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+
+		printf("%-24s %-32s %-20s %-8s %8s %8s\n", cli_str(e, "container"),
+		       cli_str(e, "cgroup"), cli_str(e, "profile"), cli_str(e, "mode"),
+		       cli_str(e, "denied"), cli_str(e, "audited"));
+	}
+	return 0;
+}
+
+static const struct option ps_options[] = { OPT_JSON, {} };
+
+const struct cli_command cli_ps = {
+	.name = "ps",
+	.options = ps_options,
+	.run = ps_run,
+	.usage = "ps [--json]",
+	.help = "registered containers",
+};
+
+struct register_opts {
+	const char *cgroup, *profile, *bundle;
+	uint64_t cgroup_id, pid;
+	bool has_id, has_pid, until_exec, json;
+};
+
+static int register_option(void *opts, int val, const char *arg)
+{
+	struct register_opts *o = opts;
+
+	switch (val) {
+	case 'g':
+		o->cgroup = arg;
+		break;
+	case 'i':
+		if (parse_u64(arg, &o->cgroup_id) < 0) {
+			fprintf(stderr, "krsictl: --cgroup-id %s: expected a number\n", arg);
+			return EXIT_USAGE;
+		}
+		o->has_id = true;
+		break;
+	case 'P':
+		if (parse_u64(arg, &o->pid) < 0 || o->pid == 0 || o->pid > INT32_MAX) {
+			fprintf(stderr, "krsictl: --pid %s: expected a process id\n", arg);
+			return EXIT_USAGE;
+		}
+		o->has_pid = true;
+		break;
+	case 'p':
+		o->profile = arg;
+		break;
+	case OPT_UNTIL_EXEC:
+		o->until_exec = true;
+		break;
+	case 'B':
+		o->bundle = arg;
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	}
+	return CLI_CONTINUE;
+}
+
+static int register_run(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_object *rep = NULL;
+	struct register_opts o = { 0 };
+	json_object *req;
+	int r = cli_parse(cli, &argc, &argv, register_option, &o);
+
+	if (r != CLI_CONTINUE)
+		return r;
+	if (!!o.cgroup + o.has_id + o.has_pid != 1) {
+		fprintf(stderr, "krsictl: register: one of --cgroup, --cgroup-id, --pid\n");
+		return EXIT_USAGE;
+	}
+	req = proto_request_new(PROTO_REGISTER);
+	json_object_object_add(req, "container", json_object_new_string(argv[0]));
+	if (o.profile)
+		json_object_object_add(req, "profile", json_object_new_string(o.profile));
+	if (o.cgroup)
+		json_object_object_add(req, "cgroup", json_object_new_string(o.cgroup));
+	if (o.has_id)
+		json_object_object_add(req, "cgroup_id", json_object_new_uint64(o.cgroup_id));
+	if (o.has_pid)
+		json_object_object_add(req, "pid", json_object_new_int64(o.pid));
+	if (o.until_exec)
+		json_object_object_add(req, "until_exec", json_object_new_boolean(1));
+	if (o.bundle)
+		json_object_object_add(req, "bundle", json_object_new_string(o.bundle));
+	r = cli_call(cli, req, &rep);
+	if (!r && o.json)
+		cli_print_json(rep);
+	return r;
+}
+
+static const struct option register_options[] = {
+	OPT_CGROUP, OPT_CGROUP_ID, OPT_PID, OPT_PROFILE, OPT_UNTIL_EXEC_, OPT_BUNDLE, OPT_JSON, {},
+};
+
+const struct cli_command cli_register = {
+	.name = "register",
+	.min_args = 1,
+	.max_args = 1,
+	.options = register_options,
+	.run = register_run,
+	.usage = "register CONTAINER (--cgroup PATH | --cgroup-id ID | --pid PID) "
+		 "[--profile NAME]\n"
+		 "         [--until-exec]\n"
+		 "         [--bundle DIR]",
+	.help = "only exec rules until the first execve\n"
+		"OCI bundle: rules' file identities in its rootfs",
+};
+
+static int unregister_run(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_object *rep = NULL;
+	json_object *req;
+	int r = cli_parse(cli, &argc, &argv, NULL, NULL);
+
+	if (r != CLI_CONTINUE)
+		return r;
+	req = proto_request_new(PROTO_UNREGISTER);
+	json_object_object_add(req, "container", json_object_new_string(argv[0]));
+	return cli_call(cli, req, &rep);
+}
+
+const struct cli_command cli_unregister = {
+	.name = "unregister",
+	.min_args = 1,
+	.max_args = 1,
+	.run = unregister_run,
+	.usage = "unregister CONTAINER",
+};
+
+static int assign_run(struct cli *cli, int argc, char **argv)
+{
+	_cleanup_json_ json_object *rep = NULL;
+	json_object *req;
+	int r = cli_parse(cli, &argc, &argv, NULL, NULL);
+
+	if (r != CLI_CONTINUE)
+		return r;
+	req = proto_request_new(PROTO_ASSIGN);
+	json_object_object_add(req, "profile", json_object_new_string(argv[0]));
+	json_object_object_add(req, "container", json_object_new_string(argv[1]));
+	return cli_call(cli, req, &rep);
+}
+
+const struct cli_command cli_assign = {
+	.name = "assign",
+	.min_args = 2,
+	.max_args = 2,
+	.run = assign_run,
+	.usage = "assign PROFILE CONTAINER",
+	.help = "change a container's profile",
+};

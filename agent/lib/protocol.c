@@ -21,42 +21,35 @@ struct pfield {
 
 #define S(n, f, req) { n, T_STR, req, offsetof(struct proto_request, f), 0 }
 
+/* The fields of each op, none for those missing here; their names are request.h's, whose
+ * krsi_request_write() writes what this reads. */
 static const struct opdef {
-	const char *name;
 	struct pfield f[8];
 } ops[PROTO_OP_COUNT] = {
-	[PROTO_STATUS] = { "status" },
-	[PROTO_PS] = { "ps" },
-	[PROTO_PROFILE_LIST] = { "profile_list" },
-	[PROTO_PROFILE_SHOW] = { "profile_show", { S("name", name, true) } },
-	[PROTO_RELOAD] = { "reload" },
-	[PROTO_REGISTER] = { "register",
-			     { S("container", container, true), S("profile", profile, false),
-			       S("cgroup", cgroup, false),
-			       { "cgroup_id", T_U64, false, offsetof(struct proto_request, cgroup_id),
+	[PROTO_PROFILE_SHOW] = { { S(PROTO_KEY_NAME, name, true) } },
+	[PROTO_REGISTER] = { { S(PROTO_KEY_CONTAINER, container, true),
+			       S(PROTO_KEY_PROFILE, profile, false),
+			       S(PROTO_KEY_CGROUP, cgroup, false),
+			       { PROTO_KEY_CGROUP_ID, T_U64, false,
+				 offsetof(struct proto_request, cgroup_id),
 				 offsetof(struct proto_request, has_cgroup_id) },
-			       { "pid", T_INT, false, offsetof(struct proto_request, pid),
+			       { PROTO_KEY_PID, T_INT, false, offsetof(struct proto_request, pid),
 				 offsetof(struct proto_request, has_pid) },
-			       { "until_exec", T_BOOL, false,
+			       { PROTO_KEY_UNTIL_EXEC, T_BOOL, false,
 				 offsetof(struct proto_request, until_exec) },
-			       S("bundle", bundle, false) } },
-	[PROTO_UNREGISTER] = { "unregister", { S("container", container, true) } },
-	[PROTO_ASSIGN] = { "assign",
-			   { S("container", container, true), S("profile", profile, true) } },
-	[PROTO_EVENTS] = { "events",
-			   { { "follow", T_BOOL, false, offsetof(struct proto_request, follow) },
-			     S("container", container, false) } },
-	[PROTO_METRICS] = { "metrics" },
-	[PROTO_LEARN] = { "learn",
-			  { S("container", container, true),
-			    { "seconds", T_INT, false, offsetof(struct proto_request, seconds) },
-			    { "stop", T_BOOL, false, offsetof(struct proto_request, stop) } } },
+			       S(PROTO_KEY_BUNDLE, bundle, false) } },
+	[PROTO_UNREGISTER] = { { S(PROTO_KEY_CONTAINER, container, true) } },
+	[PROTO_ASSIGN] = { { S(PROTO_KEY_CONTAINER, container, true),
+			     S(PROTO_KEY_PROFILE, profile, true) } },
+	[PROTO_EVENTS] = { { { PROTO_KEY_FOLLOW, T_BOOL, false,
+			       offsetof(struct proto_request, follow) },
+			     S(PROTO_KEY_CONTAINER, container, false) } },
+	[PROTO_LEARN] = { { S(PROTO_KEY_CONTAINER, container, true),
+			    { PROTO_KEY_SECONDS, T_INT, false,
+			      offsetof(struct proto_request, seconds) },
+			    { PROTO_KEY_STOP, T_BOOL, false,
+			      offsetof(struct proto_request, stop) } } },
 };
-
-const char *proto_op_name(enum proto_op op)
-{
-	return op < PROTO_OP_COUNT ? ops[op].name : NULL;
-}
 
 static int parse_value(const struct pfield *f, json_object *v, struct proto_request *req,
 		       struct krsi_err *err)
@@ -139,7 +132,7 @@ int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct k
 		r = err_set(err, -EINVAL, "request is not a JSON object");
 		goto fail;
 	}
-	if (!json_object_object_get_ex(req.doc, "version", &v)) {
+	if (!json_object_object_get_ex(req.doc, PROTO_KEY_VERSION, &v)) {
 		r = err_set(err, -EPROTO, "request has no \"version\"");
 		goto fail;
 	}
@@ -148,14 +141,14 @@ int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct k
 			    json_object_to_json_string(v), PROTO_VERSION);
 		goto fail;
 	}
-	if (!json_object_object_get_ex(req.doc, "op", &v) ||
+	if (!json_object_object_get_ex(req.doc, PROTO_KEY_OP, &v) ||
 	    !json_object_is_type(v, json_type_string)) {
 		r = err_set(err, -EINVAL, "request has no \"op\" string");
 		goto fail;
 	}
 	op = json_object_get_string(v);
 	for (int i = 0; i < PROTO_OP_COUNT; i++) {
-		if (!strcmp(ops[i].name, op)) {
+		if (!strcmp(proto_op_name(i), op)) {
 			def = &ops[i];
 			req.op = i;
 		}
@@ -168,13 +161,14 @@ int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct k
 	{
 		const struct pfield *f = NULL;
 
-		if (!strcmp(key, "version") || !strcmp(key, "op"))
+		if (!strcmp(key, PROTO_KEY_VERSION) || !strcmp(key, PROTO_KEY_OP))
 			continue;
 		for (size_t i = 0; i < ARRAY_SIZE(def->f) && def->f[i].name; i++)
 			if (!strcmp(def->f[i].name, key))
 				f = &def->f[i];
 		if (!f) {
-			r = err_set(err, -EINVAL, "op %s: unknown field \"%s\"", def->name, key);
+			r = err_set(err, -EINVAL, "op %s: unknown field \"%s\"",
+				    proto_op_name(req.op), key);
 			goto fail;
 		}
 		r = parse_value(f, val, &req, err);
@@ -183,8 +177,8 @@ int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct k
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(def->f) && def->f[i].name; i++) {
 		if (def->f[i].required && !json_object_object_get_ex(req.doc, def->f[i].name, NULL)) {
-			r = err_set(err, -EINVAL, "op %s: field \"%s\" missing", def->name,
-				    def->f[i].name);
+			r = err_set(err, -EINVAL, "op %s: field \"%s\" missing",
+				    proto_op_name(req.op), def->f[i].name);
 			goto fail;
 		}
 	}
@@ -233,12 +227,32 @@ void proto_request_clear(struct proto_request *req)
 	req->doc = NULL;
 }
 
+void proto_request_fields(const struct proto_request *q, struct krsi_request *ret)
+{
+	*ret = (struct krsi_request){
+		.op = q->op,
+		.container = q->container,
+		.name = q->name,
+		.profile = q->profile,
+		.cgroup = q->cgroup,
+		.cgroup_id = q->cgroup_id,
+		.pid = q->pid,
+		.bundle = q->bundle,
+		.has_cgroup_id = q->has_cgroup_id,
+		.has_pid = q->has_pid,
+		.until_exec = q->until_exec,
+		.follow = q->follow,
+		.seconds = q->seconds,
+		.stop = q->stop,
+	};
+}
+
 json_object *proto_request_new(enum proto_op op)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
-	json_object_object_add(o, "op", json_object_new_string(proto_op_name(op)));
+	json_object_object_add(o, PROTO_KEY_VERSION, json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, PROTO_KEY_OP, json_object_new_string(proto_op_name(op)));
 	return o;
 }
 
@@ -246,7 +260,7 @@ json_object *proto_reply_ok(void)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, PROTO_KEY_VERSION, json_object_new_int(PROTO_VERSION));
 	json_object_object_add(o, "ok", json_object_new_boolean(1));
 	return o;
 }
@@ -260,7 +274,7 @@ json_object *proto_reply_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
+	json_object_object_add(o, PROTO_KEY_VERSION, json_object_new_int(PROTO_VERSION));
 	json_object_object_add(o, "ok", json_object_new_boolean(0));
 	json_object_object_add(o, "error", json_object_new_string(msg));
 	return o;

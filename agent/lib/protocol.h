@@ -6,6 +6,8 @@
  * A client connects to the unix socket, writes one JSON object (at most PROTO_REQUEST_MAX
  * bytes), and reads one JSON object per line: one reply, or for "events" a reply followed by
  * events until either side closes. Every request carries "version": PROTO_VERSION and "op".
+ * Clients write requests with krsi_request_write() (request.h: the ops, their names and
+ * fields), krsid reads them with proto_request_parse().
  *
  *   op            fields                                    reply fields
  *   status        -                                         agent, kernel, stats, counts
@@ -43,28 +45,13 @@
 
 #include "bpf/krsi.h"
 
+#include "lib/request.h"
 #include "lib/util.h"
 
-#define PROTO_VERSION 1
 #define PROTO_REQUEST_MAX (64 * 1024)
 #define PROTO_REPLY_MAX (16 * 1024 * 1024)
 #define PROTO_LEARN_MAX_S 86400
 #define PROTO_SOCKET_PATH "/run/krsi/krsid.sock"
-
-enum proto_op {
-	PROTO_STATUS,
-	PROTO_PS,
-	PROTO_PROFILE_LIST,
-	PROTO_PROFILE_SHOW,
-	PROTO_RELOAD,
-	PROTO_REGISTER,
-	PROTO_UNREGISTER,
-	PROTO_ASSIGN,
-	PROTO_EVENTS,
-	PROTO_METRICS,
-	PROTO_LEARN,
-	PROTO_OP_COUNT,
-};
 
 #ifndef KRSI_NO_JSONC
 struct proto_request {
@@ -81,8 +68,6 @@ struct proto_request {
 	json_object *doc;
 };
 
-const char *proto_op_name(enum proto_op op);
-
 /* Parse and validate a request; on success ret->doc holds a reference (proto_request_clear). */
 int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 			struct krsi_err *err);
@@ -90,6 +75,8 @@ int proto_request_parse(const char *buf, size_t len, struct proto_request *ret,
 int proto_request_from_doc(json_object *doc, struct proto_request *ret, struct krsi_err *err);
 void proto_request_clear(struct proto_request *req);
 
+/* The fields of a parsed request as a krsi_request (request.h), which writes it again. */
+void proto_request_fields(const struct proto_request *q, struct krsi_request *ret);
 /* {"version":1,"op":NAME} for the client to add fields to. */
 json_object *proto_request_new(enum proto_op op);
 json_object *proto_reply_ok(void);
@@ -119,7 +106,7 @@ int proto_call(const char *path, json_object *req, int timeout_ms, json_object *
 #endif /* KRSI_NO_JSONC */
 
 /* Client side: connect with a timeout on every read and write (0 = none). In
- * agent/proto_connect.c, which krsi-oci-hook links without the rest. */
+ * agent/lib/proto_connect.c, which krsi-oci-hook links without the rest. */
 int proto_connect(const char *path, int timeout_ms, struct krsi_err *err);
 
 /* Container ids: [A-Za-z0-9_.-], 1..127 chars, not starting with "." or "-". */

@@ -6,7 +6,7 @@ BENCH_ALL := $(BUILD)/krsi-bench $(BUILD)/krsi-true $(BUILD)/krsi-floor $(BUILD)
 
 # Registers containers through agent/lib/protocol.c, like krsictl.
 $(BUILD)/krsi-bench: tests/bench/krsi-bench.c $(BUILD)/obj/agent/lib/protocol.o \
-		$(BUILD)/obj/agent/lib/proto_connect.o \
+		$(BUILD)/obj/agent/lib/proto_connect.o $(BUILD)/obj/agent/lib/request.o \
 		| $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $^ -ljson-c
 

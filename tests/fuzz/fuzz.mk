@@ -15,7 +15,7 @@ export FUZZ_SECONDS FUZZ_TARGETS
 
 # The modules each target links: the real parsers, compiled with the fuzzer's flags.
 FUZZ_OBJ_profile := agent/policy/profile agent/policy/compile agent/policy/names
-FUZZ_OBJ_protocol := agent/lib/protocol agent/lib/proto_connect
+FUZZ_OBJ_protocol := agent/lib/protocol agent/lib/proto_connect agent/lib/request
 FUZZ_OBJ_oci_state := oci-hooks/oci_state agent/lib/jsonr
 FUZZ_OBJ_oci_inject := agent/lib/oci_inject
 FUZZ_OBJ_identity := agent/policy/identity agent/lib/cgroup

@@ -4,7 +4,8 @@
  * a socketpair into proto_recv(), the object into proto_request_from_doc(), as krsid's serve()
  * does; then the raw bytes into proto_request_parse() too, which sees them without a NUL
  * terminator. A refusal must say why; an accepted request must be one the
- * daemon can act on.
+ * daemon can act on, and written again by krsi_request_write(), as the clients write theirs,
+ * it must be accepted with the same fields: the clients' writer and krsid's parser agree.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +54,39 @@ static void check_request(const struct proto_request *q)
 		abort();
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static void check_round_trip(const struct proto_request *q)
+{
+	/* Escapes make a string at most six times longer ("\u001f" for one byte). */
+	static char buf[8 * PROTO_REQUEST_MAX];
+	struct krsi_err err = { "" };
+	struct krsi_request r, b;
+	struct proto_request back;
+	int n;
+
+	proto_request_fields(q, &r);
+	n = krsi_request_write(&r, buf, sizeof(buf));
+	if (n < 0)
+		abort();
+	if (n > PROTO_REQUEST_MAX) /* longer than krsid reads: only raw control characters */
+		return;
+	if (proto_request_parse(buf, n, &back, &err) < 0)
+		abort();
+	proto_request_fields(&back, &b);
+	if (b.op != r.op || !same_str(b.container, r.container) || !same_str(b.name, r.name) ||
+	    !same_str(b.profile, r.profile) || !same_str(b.cgroup, r.cgroup) ||
+	    !same_str(b.bundle, r.bundle) || b.has_cgroup_id != r.has_cgroup_id ||
+	    b.cgroup_id != r.cgroup_id || b.has_pid != r.has_pid || b.pid != r.pid ||
+	    b.until_exec != r.until_exec || b.follow != r.follow || b.seconds != r.seconds ||
+	    b.stop != r.stop)
+		abort();
+	proto_request_clear(&back);
+}
+
 static void parse(const char *buf, size_t len)
 {
 	struct krsi_err err = { "" };
@@ -64,6 +98,7 @@ static void parse(const char *buf, size_t len)
 		return;
 	}
 	check_request(&q);
+	check_round_trip(&q);
 	proto_request_clear(&q);
 }
 
@@ -87,6 +122,7 @@ static void via_socket(const uint8_t *data, size_t size)
 				abort();
 		} else {
 			check_request(&q);
+			check_round_trip(&q);
 			proto_request_clear(&q);
 		}
 		json_object_put(o);

@@ -26,6 +26,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_profile();
 	test_protocol();
+	test_request();
 	test_registry();
 	test_hook();
 	test_events();

@@ -26,6 +26,7 @@ void unit_result(bool ok, const char *file, int line, const char *fmt, ...)
 
 void test_profile(void);
 void test_protocol(void);
+void test_request(void);
 void test_registry(void);
 void test_hook(void);
 void test_events(void);

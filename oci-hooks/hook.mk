@@ -5,15 +5,16 @@
 # The hook is built with musl (Debian's musl-tools), statically and without json-c: a runtime
 # starts it for every container, and a static glibc program spends about 0.25 M instructions
 # in its own start-up (IRELATIVE relocations, /proc/self/exe, malloc's arena) before main()
-# (make bench). It reads JSON with agent/lib/jsonr.c. musl's headers leave out the kernel's
-# uapi ones (<linux/magic.h>, and <linux/types.h> for bpf/krsi.h): $(HOOK_INC) points at
-# Debian's.
+# (make bench). It reads JSON with agent/lib/jsonr.c and writes its requests with
+# agent/lib/request.c, neither of which needs a JSON library. musl's headers leave out the
+# kernel's uapi ones (<linux/magic.h>, and <linux/types.h> for bpf/krsi.h): $(HOOK_INC) points
+# at Debian's.
 MUSL_CC ?= musl-gcc
 HOOK_DIR := $(BUILD)/hook
 HOOK_INC := $(HOOK_DIR)/include
 HOOK_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 HOOK_SRC := oci-hooks/krsi-oci-hook.c oci-hooks/oci_state.c agent/lib/jsonr.c agent/lib/cgroup.c \
-	agent/lib/proto_connect.c
+	agent/lib/proto_connect.c agent/lib/request.c
 HOOK_OBJ := $(addprefix $(HOOK_DIR)/,$(notdir $(HOOK_SRC:.c=.o)))
 HOOK_CFLAGS := $(filter-out -I$(BUILD),$(KRSI_CFLAGS)) -DKRSI_NO_JSONC -isystem $(HOOK_INC)
 

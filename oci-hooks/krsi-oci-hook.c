@@ -5,8 +5,8 @@
  * oci-inject, oci-hooks/krsi.json): krsid unregisters a container when its cgroup is removed,
  * so a second run per container would only slow every start down (make bench). It speaks the
  * control protocol and nothing else: it never calls bpf() (it does not link libbpf). Built
- * static with musl and no JSON library (oci-hooks/hook.mk, jsonr.h): its whole life is one
- * container start.
+ * static with musl and no JSON library (oci-hooks/hook.mk, jsonr.h, request.h): its whole life
+ * is one container start.
  *
  *   krsi-oci-hook [--socket PATH] [--timeout MS] [--fail-open] [STAGE]
  *
@@ -285,33 +285,22 @@ static int agent_call(const struct oci_state *s, const char *req, size_t len, bo
 	return 0;
 }
 
-/* REQ: {"version":V,"op":OP,"container":ID then the string members of KV (name, value;
- * NULL values left out), then EXTRA (",..." or ""), "}\n"; false when it does not fit. */
-static bool request(char *req, size_t size, size_t *ret_len, const char *op, const char *id,
-		    const char *const *kv, size_t nkv, const char *extra)
-{
-	size_t off = snprintf(req, size, "{\"version\":%d,\"op\":\"%s\",\"container\":",
-			      PROTO_VERSION, op);
-
-	if (off >= size || !jsonr_put_string(req, size, &off, id))
-		return false;
-	for (size_t i = 0; i + 1 < nkv; i += 2) {
-		if (!kv[i + 1])
-			continue;
-		if (size - off < strlen(kv[i]) + 4)
-			return false;
-		off += snprintf(req + off, size - off, ",\"%s\":", kv[i]);
-		if (!jsonr_put_string(req, size, &off, kv[i + 1]))
-			return false;
-	}
-	if (size - off < strlen(extra) + 3)
-		return false;
-	off += snprintf(req + off, size - off, "%s}\n", extra);
-	*ret_len = off;
-	return true;
-}
-
 static char req_buf[PROTO_REQUEST_MAX];
+
+/* R as its line in req_buf (lib/request.h): 0 and its length, or the exit status with the
+ * message printed. */
+static int request(const struct oci_state *s, const struct krsi_request *r, size_t *ret_len)
+{
+	int n = krsi_request_write(r, req_buf, sizeof(req_buf));
+
+	if (n == -ENOSPC)
+		return fail("container %s: the request to krsid would exceed %d bytes", s->id,
+			    PROTO_REQUEST_MAX);
+	if (n < 0)
+		return fail("container %s: the request to krsid: %s", s->id, strerror(-n));
+	*ret_len = n;
+	return 0;
+}
 
 static int do_register(const struct oci_state *s, bool fail_open, const char *fail_open_why)
 {
@@ -362,15 +351,17 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 	 * only exec rules apply until the container's first execve ("until_exec"), which arms
 	 * the rest.
 	 */
-	const char *kv[] = {
-		"profile", s->profile,
-		"cgroup", cgroup,
-		"bundle", s->bundle && s->bundle[0] == '/' ? s->bundle : NULL,
+	struct krsi_request req = {
+		.op = PROTO_REGISTER,
+		.container = s->id,
+		.profile = s->profile,
+		.cgroup = cgroup,
+		.bundle = s->bundle && s->bundle[0] == '/' ? s->bundle : NULL,
+		.until_exec = true,
 	};
-	if (!request(req_buf, sizeof(req_buf), &len, "register", s->id, kv, ARRAY_SIZE(kv),
-		     ",\"until_exec\":true"))
-		return fail("container %s: the request to krsid would exceed %d bytes", s->id,
-			    PROTO_REQUEST_MAX);
+	r = request(s, &req, &len);
+	if (r)
+		return r;
 	r = agent_call(s, req_buf, len, false, fail_open, fail_open_why, &rep, &container);
 	if (r)
 		return r < 0 ? 0 : r;
@@ -386,13 +377,14 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 static int do_unregister(const struct oci_state *s)
 {
 	_cleanup_free_ char *rep = NULL;
+	struct krsi_request req = { .op = PROTO_UNREGISTER, .container = s->id };
 	struct jsonr_value container;
 	size_t len;
 	int r;
 
-	if (!request(req_buf, sizeof(req_buf), &len, "unregister", s->id, NULL, 0, ""))
-		return fail("container %s: the request to krsid would exceed %d bytes", s->id,
-			    PROTO_REQUEST_MAX);
+	r = request(s, &req, &len);
+	if (r)
+		return r;
 	/* Never fail-open here: a poststop failure is only a warning, and krsid collects the
 	 * entries of cgroups that are gone by itself. */
 	r = agent_call(s, req_buf, len, true, false, NULL, &rep, &container);

@@ -447,32 +447,3 @@ bool jsonr_uint64(const struct jsonr_value *v, uint64_t *ret)
 
 	return plain_int(v, ret, &neg) && (!neg || !*ret);
 }
-
-bool jsonr_put_string(char *buf, size_t size, size_t *off, const char *s)
-{
-	size_t o = *off;
-
-	if (o >= size)
-		return false;
-	buf[o++] = '"';
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (size - o < 7)
-			return false;
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = c;
-		} else if (c < 0x20) {
-			o += snprintf(buf + o, size - o, "\\u%04x", c);
-		} else {
-			buf[o++] = c;
-		}
-	}
-	if (size - o < 2)
-		return false;
-	buf[o++] = '"';
-	buf[o] = 0;
-	*off = o;
-	return true;
-}

@@ -64,8 +64,4 @@ bool jsonr_string_is(const struct jsonr_value *v, const char *s);
 bool jsonr_int64(const struct jsonr_value *v, int64_t *ret);
 bool jsonr_uint64(const struct jsonr_value *v, uint64_t *ret);
 
-/* Append S as a JSON string (quoted, escaped) to BUF of SIZE at *OFF; false when it does not
- * fit (*OFF then stays). For requests the hook writes without a JSON library. */
-bool jsonr_put_string(char *buf, size_t size, size_t *off, const char *s);
-
 #endif

@@ -53,8 +53,9 @@ $(BUILD)/krsictl: $(KRSICTL_OBJ)
 $(BUILD)/krsi-probe: tests/tools/krsi-probe.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
 
-$(BUILD)/krsi-load: tests/tools/krsi-load.c | $(BUILD)/obj
-	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
+# Writes its requests with agent/lib/request.c, which needs no json-c.
+$(BUILD)/krsi-load: tests/tools/krsi-load.c $(BUILD)/obj/agent/lib/request.o | $(BUILD)/obj
+	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $^
 
 # The faults suite's map-write fault injection (tests/tools/krsi-fault.c).
 $(BUILD)/krsi-fault.so: tests/tools/krsi-fault.c | $(BUILD)/obj

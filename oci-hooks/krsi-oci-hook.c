@@ -175,27 +175,17 @@ static int exchange(const char *req, size_t len, char **ret, size_t *ret_len,
 {
 	_cleanup_close_ int fd = proto_connect(socket_path, timeout_ms, err);
 	_cleanup_free_ char *buf = NULL;
-	size_t off = 0, have = 0;
-	int send_err = 0;
+	size_t have = 0;
+	int send_err;
 	ssize_t n;
 
 	if (fd < 0)
 		return fd;
-	while (off < len) {
-		n = send(fd, req + off, len - off, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			send_err = -errno;
-			/* A refusing agent may have answered and closed before reading all of it:
-			 * its reply is still queued. */
-			if (send_err != -EPIPE && send_err != -ECONNRESET)
-				return err_set(err, send_err, "send to %s: %s", socket_path,
-					       strerror(-send_err));
-			break;
-		}
-		off += n;
-	}
+	send_err = proto_send_line(fd, req, len);
+	/* A refusing agent may have answered and closed before reading all of it: its reply is
+	 * still queued. */
+	if (send_err && send_err != -EPIPE && send_err != -ECONNRESET)
+		return err_set(err, send_err, "send to %s: %s", socket_path, strerror(-send_err));
 	shutdown(fd, SHUT_WR);
 	buf = malloc(REPLY_MAX + 1);
 	if (!buf)

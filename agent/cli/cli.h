@@ -96,9 +96,12 @@ typedef int cli_option_fn(void *opts, int val, const char *arg);
 int cli_parse(struct cli *cli, int *argc, char ***argv, cli_option_fn *fn, void *opts);
 void cli_usage(FILE *f);
 
-/* Send REQ (consumed) to krsid, its reply in *RET: EXIT_OK, or the exit code with the agent's
- * error (or why it is unreachable) printed. */
-int cli_call(const struct cli *cli, json_object *req, json_object **ret);
+/* RQ as its line in LINE (PROTO_REQUEST_MAX bytes): its length, or -1 with why it cannot be
+ * written printed (a request longer than krsid reads). */
+int cli_request_line(const struct krsi_request *rq, char *line);
+/* Send RQ to krsid, its reply in *RET: EXIT_OK, or the exit code with the agent's error (or
+ * why it is unreachable) printed. */
+int cli_call(const struct cli *cli, const struct krsi_request *rq, json_object **ret);
 /* O's member KEY as a string, "-" when absent. */
 const char *cli_str(json_object *o, const char *key);
 void cli_print_json(json_object *o);
@@ -113,11 +116,9 @@ struct cli_stream {
 };
 
 /* Connect with a timeout of TIMEOUT_MS on every read and write (0: none): 0, or a negative
- * errno and ERR. */
+ * errno and ERR. The subscription goes with proto_send_line(). */
 int cli_stream_connect(struct cli_stream *s, const struct cli *cli, int timeout_ms,
 		       struct krsi_err *err);
-/* Send the subscription REQ (not consumed): 0 or a negative errno. */
-int cli_stream_send(struct cli_stream *s, json_object *req);
 /* The next line within TIMEOUT_MS (-1: no limit): 1 with it in *LINE, valid until the next
  * call, without its newline; 0 on timeout or a signal; -EPIPE at the end of the stream,
  * -EMSGSIZE for a line longer than PROTO_REPLY_MAX. */

@@ -6,14 +6,28 @@
 
 #include "cli/cli.h"
 
-int cli_call(const struct cli *cli, json_object *req, json_object **ret)
+int cli_request_line(const struct krsi_request *rq, char *line)
+{
+	int n = krsi_request_write(rq, line, PROTO_REQUEST_MAX);
+
+	if (n == -ENOSPC)
+		fprintf(stderr, "krsictl: %s: the request would exceed %d bytes\n",
+			proto_op_name(rq->op), PROTO_REQUEST_MAX);
+	else if (n < 0)
+		fprintf(stderr, "krsictl: %s: %s\n", proto_op_name(rq->op), strerror(-n));
+	return n < 0 ? -1 : n;
+}
+
+int cli_call(const struct cli *cli, const struct krsi_request *rq, json_object **ret)
 {
 	struct krsi_err err = { "" };
+	char line[PROTO_REQUEST_MAX];
 	json_object *ok;
-	int r;
+	int r = cli_request_line(rq, line);
 
-	r = proto_call(cli->socket_path, req, cli->timeout_ms, ret, &err);
-	json_object_put(req);
+	if (r < 0)
+		return EXIT_USAGE;
+	r = proto_call(cli->socket_path, line, r, cli->timeout_ms, ret, &err);
 	if (r < 0) {
 		fprintf(stderr, "krsictl: %s\n", err.msg);
 		return EXIT_UNREACHABLE;
@@ -60,11 +74,6 @@ int cli_stream_connect(struct cli_stream *s, const struct cli *cli, int timeout_
 {
 	*s = (struct cli_stream){ .fd = proto_connect(cli->socket_path, timeout_ms, err) };
 	return s->fd < 0 ? s->fd : 0;
-}
-
-int cli_stream_send(struct cli_stream *s, json_object *req)
-{
-	return proto_send(s->fd, req);
 }
 
 /* Room for more: the buffer doubles, up to a line of PROTO_REPLY_MAX and its newline. */

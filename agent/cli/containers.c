@@ -18,7 +18,7 @@ static int ps_run(struct cli *cli, int argc, char **argv)
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, proto_request_new(PROTO_PS), &rep);
+	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_PS }, &rep);
 	if (r)
 		return r;
 	if (json) {
@@ -96,7 +96,7 @@ static int register_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
 	struct register_opts o = { 0 };
-	json_object *req;
+	struct krsi_request rq;
 	int r = cli_parse(cli, &argc, &argv, register_option, &o);
 
 	if (r != CLI_CONTINUE)
@@ -105,21 +105,19 @@ static int register_run(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "krsictl: register: one of --cgroup, --cgroup-id, --pid\n");
 		return EXIT_USAGE;
 	}
-	req = proto_request_new(PROTO_REGISTER);
-	json_object_object_add(req, "container", json_object_new_string(argv[0]));
-	if (o.profile)
-		json_object_object_add(req, "profile", json_object_new_string(o.profile));
-	if (o.cgroup)
-		json_object_object_add(req, "cgroup", json_object_new_string(o.cgroup));
-	if (o.has_id)
-		json_object_object_add(req, "cgroup_id", json_object_new_uint64(o.cgroup_id));
-	if (o.has_pid)
-		json_object_object_add(req, "pid", json_object_new_int64(o.pid));
-	if (o.until_exec)
-		json_object_object_add(req, "until_exec", json_object_new_boolean(1));
-	if (o.bundle)
-		json_object_object_add(req, "bundle", json_object_new_string(o.bundle));
-	r = cli_call(cli, req, &rep);
+	rq = (struct krsi_request){
+		.op = PROTO_REGISTER,
+		.container = argv[0],
+		.profile = o.profile,
+		.cgroup = o.cgroup,
+		.cgroup_id = o.cgroup_id,
+		.has_cgroup_id = o.has_id,
+		.pid = o.pid,
+		.has_pid = o.has_pid,
+		.bundle = o.bundle,
+		.until_exec = o.until_exec,
+	};
+	r = cli_call(cli, &rq, &rep);
 	if (!r && o.json)
 		cli_print_json(rep);
 	return r;
@@ -146,14 +144,13 @@ const struct cli_command cli_register = {
 static int unregister_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
-	json_object *req;
+	struct krsi_request rq = { .op = PROTO_UNREGISTER };
 	int r = cli_parse(cli, &argc, &argv, NULL, NULL);
 
 	if (r != CLI_CONTINUE)
 		return r;
-	req = proto_request_new(PROTO_UNREGISTER);
-	json_object_object_add(req, "container", json_object_new_string(argv[0]));
-	return cli_call(cli, req, &rep);
+	rq.container = argv[0];
+	return cli_call(cli, &rq, &rep);
 }
 
 const struct cli_command cli_unregister = {
@@ -167,15 +164,14 @@ const struct cli_command cli_unregister = {
 static int assign_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
-	json_object *req;
+	struct krsi_request rq = { .op = PROTO_ASSIGN };
 	int r = cli_parse(cli, &argc, &argv, NULL, NULL);
 
 	if (r != CLI_CONTINUE)
 		return r;
-	req = proto_request_new(PROTO_ASSIGN);
-	json_object_object_add(req, "profile", json_object_new_string(argv[0]));
-	json_object_object_add(req, "container", json_object_new_string(argv[1]));
-	return cli_call(cli, req, &rep);
+	rq.profile = argv[0];
+	rq.container = argv[1];
+	return cli_call(cli, &rq, &rep);
 }
 
 const struct cli_command cli_assign = {

@@ -41,25 +41,23 @@ static int events_run(struct cli *cli, int argc, char **argv)
 {
 	struct events_opts o = { 0 };
 	struct krsi_err err = { "" };
+	struct krsi_request rq;
 	struct cli_stream s;
-	json_object *req;
-	char *line;
-	int r = cli_parse(cli, &argc, &argv, events_option, &o);
+	char *line, req[PROTO_REQUEST_MAX];
+	int n, r = cli_parse(cli, &argc, &argv, events_option, &o);
 
 	if (r != CLI_CONTINUE)
 		return r;
-	req = proto_request_new(PROTO_EVENTS);
-	if (o.follow)
-		json_object_object_add(req, "follow", json_object_new_boolean(1));
-	if (o.container)
-		json_object_object_add(req, "container", json_object_new_string(o.container));
+	rq = (struct krsi_request){ .op = PROTO_EVENTS, .follow = o.follow,
+				    .container = o.container };
+	n = cli_request_line(&rq, req);
+	if (n < 0)
+		return EXIT_USAGE;
 	if (cli_stream_connect(&s, cli, o.follow ? 0 : cli->timeout_ms, &err) < 0) {
-		json_object_put(req);
 		fprintf(stderr, "krsictl: %s\n", err.msg);
 		return EXIT_UNREACHABLE;
 	}
-	r = cli_stream_send(&s, req);
-	json_object_put(req);
+	r = proto_send_line(s.fd, req, n);
 	if (r < 0) {
 		fprintf(stderr, "krsictl: send: %s\n", strerror(-r));
 		cli_stream_close(&s);

@@ -110,16 +110,12 @@ static int64_t mono_ms(void)
 /* Send learn start (SECONDS) or stop for container C; its reply's "lost" in *LOST. */
 static int learn_call(const struct cli *cli, const char *c, uint64_t seconds, uint64_t *lost)
 {
-	json_object *req = proto_request_new(PROTO_LEARN), *v;
+	struct krsi_request rq = { .op = PROTO_LEARN, .container = c, .seconds = seconds,
+				   .stop = !seconds };
 	_cleanup_json_ json_object *rep = NULL;
-	int r;
+	json_object *v;
+	int r = cli_call(cli, &rq, &rep);
 
-	json_object_object_add(req, "container", json_object_new_string(c));
-	if (seconds)
-		json_object_object_add(req, "seconds", json_object_new_int64(seconds));
-	else
-		json_object_object_add(req, "stop", json_object_new_boolean(1));
-	r = cli_call(cli, req, &rep);
 	if (!r && json_object_object_get_ex(rep, "lost", &v))
 		*lost = json_object_get_uint64(v);
 	return r;
@@ -188,7 +184,7 @@ static void learn_name(struct learning *run)
 static int learn_targets(struct learning *run)
 {
 	json_object *arr;
-	int r = cli_call(run->cli, proto_request_new(PROTO_PS), &run->ps);
+	int r = cli_call(run->cli, &(struct krsi_request){ .op = PROTO_PS }, &run->ps);
 
 	if (r)
 		return r;
@@ -228,11 +224,9 @@ static int learn_targets(struct learning *run)
 /* The base profile's document: its deny lists go into the learned one. */
 static int learn_base(struct learning *run)
 {
-	json_object *req = proto_request_new(PROTO_PROFILE_SHOW);
-	int r;
+	struct krsi_request rq = { .op = PROTO_PROFILE_SHOW, .name = run->base };
+	int r = cli_call(run->cli, &rq, &run->show);
 
-	json_object_object_add(req, "name", json_object_new_string(run->base));
-	r = cli_call(run->cli, req, &run->show);
 	if (r)
 		return r;
 	if (!json_object_object_get_ex(json_object_object_get(run->show, "profile"), "document",
@@ -247,18 +241,16 @@ static int learn_base(struct learning *run)
 /* Subscribe before learning starts: no event of the first instant is missed. */
 static int learn_subscribe(struct learning *run)
 {
-	json_object *req = proto_request_new(PROTO_EVENTS);
+	struct krsi_request rq = { .op = PROTO_EVENTS, .follow = true, .container = run->single };
 	struct krsi_err err = { "" };
-	char *line;
-	int r;
+	char *line, req[PROTO_REQUEST_MAX];
+	int n = cli_request_line(&rq, req), r;
 
-	json_object_object_add(req, "follow", json_object_new_boolean(1));
-	if (run->single)
-		json_object_object_add(req, "container", json_object_new_string(run->single));
+	if (n < 0)
+		return EXIT_USAGE;
 	r = cli_stream_connect(&run->sub, run->cli, run->cli->timeout_ms, &err);
 	if (r == 0)
-		r = cli_stream_send(&run->sub, req);
-	json_object_put(req);
+		r = proto_send_line(run->sub.fd, req, n);
 	if (r < 0) {
 		fprintf(stderr, "krsictl: %s\n", run->sub.fd < 0 ? err.msg : strerror(-r));
 		return EXIT_UNREACHABLE;

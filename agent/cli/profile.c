@@ -32,7 +32,7 @@ static int list_run(struct cli *cli, int argc, char **argv)
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, proto_request_new(PROTO_PROFILE_LIST), &rep);
+	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_PROFILE_LIST }, &rep);
 	if (r)
 		return r;
 	if (json) {
@@ -64,14 +64,13 @@ const struct cli_command cli_profile_list = {
 static int show_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
-	json_object *req;
+	struct krsi_request rq = { .op = PROTO_PROFILE_SHOW };
 	int r = cli_parse(cli, &argc, &argv, NULL, NULL);
 
 	if (r != CLI_CONTINUE)
 		return r;
-	req = proto_request_new(PROTO_PROFILE_SHOW);
-	json_object_object_add(req, "name", json_object_new_string(argv[0]));
-	r = cli_call(cli, req, &rep);
+	rq.name = argv[0];
+	r = cli_call(cli, &rq, &rep);
 	if (!r)
 		cli_print_json(json_object_object_get(rep, "profile"));
 	return r;
@@ -129,7 +128,7 @@ static int reload_run(struct cli *cli, int argc, char **argv)
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, proto_request_new(PROTO_RELOAD), &rep);
+	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_RELOAD }, &rep);
 	if (!r)
 		cli_print_json(rep);
 	return r;
@@ -197,7 +196,8 @@ static void diff_events(const struct profile *p, json_object *arr, size_t *n, si
 static int diff_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
-	json_object *req, *arr;
+	json_object *arr;
+	struct krsi_request rq;
 	struct krsi_err err = { "" };
 	struct profile *p = NULL;
 	const char *container = NULL, *file;
@@ -215,9 +215,8 @@ static int diff_run(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "krsictl: %s\n", err.msg);
 		return EXIT_INVALID;
 	}
-	req = proto_request_new(PROTO_EVENTS);
-	json_object_object_add(req, "container", json_object_new_string(container));
-	r = cli_call(cli, req, &rep);
+	rq = (struct krsi_request){ .op = PROTO_EVENTS, .container = container };
+	r = cli_call(cli, &rq, &rep);
 	if (r) {
 		profile_free(p);
 		return r;

@@ -43,7 +43,7 @@ static int status_run(struct cli *cli, int argc, char **argv)
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, proto_request_new(PROTO_STATUS), &rep);
+	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_STATUS }, &rep);
 	if (r)
 		return r;
 	if (o.json) {
@@ -92,7 +92,7 @@ static int metrics_run(struct cli *cli, int argc, char **argv)
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, proto_request_new(PROTO_METRICS), &rep);
+	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_METRICS }, &rep);
 	if (r)
 		return r;
 	if (!json_object_object_get_ex(rep, "text", &text) ||

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The client's connect, apart from the JSON code of protocol.c: krsi-oci-hook links it alone. */
+/* The client's connect and send, apart from the JSON code of protocol.c: krsi-oci-hook links
+ * them alone. */
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -35,4 +36,21 @@ int proto_connect(const char *path, int timeout_ms, struct krsi_err *err)
 		return err_set(err, -errno, "connect to %s: %s (is krsid running?)", path,
 			       strerror(errno));
 	return TAKE_FD(fd);
+}
+
+int proto_send_line(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += n;
+	}
+	return 0;
 }

@@ -247,15 +247,6 @@ void proto_request_fields(const struct proto_request *q, struct krsi_request *re
 	};
 }
 
-json_object *proto_request_new(enum proto_op op)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, PROTO_KEY_VERSION, json_object_new_int(PROTO_VERSION));
-	json_object_object_add(o, PROTO_KEY_OP, json_object_new_string(proto_op_name(op)));
-	return o;
-}
-
 json_object *proto_reply_ok(void)
 {
 	json_object *o = json_object_new_object();
@@ -283,24 +274,14 @@ json_object *proto_reply_error(const char *fmt, ...)
 int proto_send(int fd, json_object *o)
 {
 	const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	size_t len = strlen(s), off = 0;
+	size_t len = strlen(s);
 	_cleanup_free_ char *line = malloc(len + 1);
 
 	if (!line)
 		return -ENOMEM;
 	memcpy(line, s, len);
 	line[len++] = '\n';
-	while (off < len) {
-		ssize_t n = send(fd, line + off, len - off, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		off += n;
-	}
-	return 0;
+	return proto_send_line(fd, line, len);
 }
 
 int proto_reader_init(struct proto_reader *r, size_t max)
@@ -381,15 +362,15 @@ int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err)
 	return 0;
 }
 
-int proto_call(const char *path, json_object *req, int timeout_ms, json_object **ret_reply,
-	       struct krsi_err *err)
+int proto_call(const char *path, const char *line, size_t len, int timeout_ms,
+	       json_object **ret_reply, struct krsi_err *err)
 {
 	_cleanup_close_ int fd = proto_connect(path, timeout_ms, err);
 	int r;
 
 	if (fd < 0)
 		return fd;
-	r = proto_send(fd, req);
+	r = proto_send_line(fd, line, len);
 	if (r < 0) {
 		/* The agent may have answered and closed before reading (a refused peer): its
 		 * reply is still queued for us. */

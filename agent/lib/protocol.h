@@ -77,8 +77,6 @@ void proto_request_clear(struct proto_request *req);
 
 /* The fields of a parsed request as a krsi_request (request.h), which writes it again. */
 void proto_request_fields(const struct proto_request *q, struct krsi_request *ret);
-/* {"version":1,"op":NAME} for the client to add fields to. */
-json_object *proto_request_new(enum proto_op op);
 json_object *proto_reply_ok(void);
 json_object *proto_reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -100,10 +98,15 @@ int proto_reader_feed(struct proto_reader *r, const char *buf, size_t n, json_ob
 void proto_reader_free(struct proto_reader *r);
 /* Read one JSON object of at most MAX bytes from FD (the peer need not close). */
 int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err);
-/* Client side: connect, send REQ, read the reply; an {"ok":false} reply is returned as is. */
-int proto_call(const char *path, json_object *req, int timeout_ms, json_object **ret_reply,
-	       struct krsi_err *err);
+/* Client side: connect, send the request line LINE (LEN bytes, krsi_request_write()), read
+ * the reply; an {"ok":false} reply is returned as is. */
+int proto_call(const char *path, const char *line, size_t len, int timeout_ms,
+	       json_object **ret_reply, struct krsi_err *err);
 #endif /* KRSI_NO_JSONC */
+
+/* Write LEN bytes of BUF to the socket FD (no SIGPIPE). Returns 0 or -errno. In
+ * agent/lib/proto_connect.c. */
+int proto_send_line(int fd, const char *buf, size_t len);
 
 /* Client side: connect with a timeout on every read and write (0 = none). In
  * agent/lib/proto_connect.c, which krsi-oci-hook links without the rest. */

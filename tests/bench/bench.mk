@@ -4,7 +4,7 @@
 
 BENCH_ALL := $(BUILD)/krsi-bench $(BUILD)/krsi-true $(BUILD)/krsi-floor $(BUILD)/floor.bpf.o
 
-# Registers containers through agent/lib/protocol.c, like krsictl.
+# Registers containers through agent/lib/request.c and protocol.c, like krsictl.
 $(BUILD)/krsi-bench: tests/bench/krsi-bench.c $(BUILD)/obj/agent/lib/protocol.o \
 		$(BUILD)/obj/agent/lib/proto_connect.o $(BUILD)/obj/agent/lib/request.o \
 		| $(BUILD)/obj

@@ -460,18 +460,22 @@ static int cmd_mkcg(int argc, char **argv)
 	return 0;
 }
 
-/* One request over krsid's control socket (agent/lib/protocol.c); the reply must say ok. */
-static void call(json_object *req)
+/* One request over krsid's control socket (agent/lib/request.c writes it, protocol.c sends
+ * it); the reply must say ok. */
+static void call(const struct krsi_request *req)
 {
 	_cleanup_json_ json_object *rep = NULL;
 	struct krsi_err err = { "" };
 	json_object *ok;
+	char line[PROTO_REQUEST_MAX];
+	int n = krsi_request_write(req, line, sizeof(line));
 
-	if (proto_call(PROTO_SOCKET_PATH, req, 0, &rep, &err) < 0)
+	if (n < 0)
+		die("request %s: %s", proto_op_name(req->op), strerror(-n));
+	if (proto_call(PROTO_SOCKET_PATH, line, n, 0, &rep, &err) < 0)
 		die("%s: %s", PROTO_SOCKET_PATH, err.msg);
 	if (!json_object_object_get_ex(rep, "ok", &ok) || !json_object_get_boolean(ok))
-		die("krsid refused %s: %s", json_object_to_json_string(req),
-		    json_object_to_json_string(rep));
+		die("krsid refused %.*s: %s", n - 1, line, json_object_to_json_string(rep));
 }
 
 static int cmd_register(int argc, char **argv)
@@ -485,14 +489,10 @@ static int cmd_register(int argc, char **argv)
 	from = parse_num("FROM", argv[1]);
 	to = parse_num("TO", argv[2]);
 	for (long i = from; i < to; i++) {
-		_cleanup_json_ json_object *req = proto_request_new(PROTO_REGISTER);
-
 		snprintf(container, sizeof(container), "bench-c%ld", i);
 		snprintf(cgroup, sizeof(cgroup), "%s/c%ld", argv[0], i);
-		json_object_object_add(req, "container", json_object_new_string(container));
-		json_object_object_add(req, "cgroup", json_object_new_string(cgroup));
-		json_object_object_add(req, "profile", json_object_new_string(argv[3]));
-		call(req);
+		call(&(struct krsi_request){ .op = PROTO_REGISTER, .container = container,
+					     .cgroup = cgroup, .profile = argv[3] });
 		if ((i + 1) % 1000 == 0)
 			fprintf(stderr, "krsi-bench: %ld registered (%.1f guest s)\n", i + 1,
 				(now_ns() - t0) / 1e9);

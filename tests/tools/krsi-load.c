@@ -15,6 +15,8 @@
  *                                     refusal's reply
  *   krsi-load unregister SOCKET CGROUP_DIR N
  *                                     unregister load-<i> and remove their cgroups
+ *
+ * Requests are written by agent/lib/request.c, as krsictl and the OCI hook write theirs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +31,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "lib/request.h"
 
 static long long now_ms(void)
 {
@@ -51,6 +55,12 @@ static int connect_to(const char *path, int flags)
 		return -1;
 	}
 	return fd;
+}
+
+/* R as its line in REQ of SIZE: 0, or -1 when it does not fit. */
+static int request(const struct krsi_request *r, char *req, size_t size)
+{
+	return krsi_request_write(r, req, size) < 0 ? -1 : 0;
 }
 
 /* One request, one reply (blocking, 10 s); the reply in BUF. */
@@ -83,17 +93,19 @@ static int call(const char *path, const char *req, char *buf, size_t size)
 
 static int mode_clients(const char *path, int n)
 {
-	static const char req[] = "{\"version\":1,\"op\":\"status\"}\n";
+	const struct krsi_request status = { .op = PROTO_STATUS };
 	struct pollfd *p = calloc(n, sizeof(*p));
 	long long start = now_ms(), slowest = 0;
 	int ok = 0, error = 0, refused = 0, pending = 0;
+	char req[64];
+	int len = krsi_request_write(&status, req, sizeof(req));
 
-	if (!p)
+	if (!p || len < 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		p[i].fd = connect_to(path, SOCK_NONBLOCK);
 		p[i].events = POLLIN;
-		if (p[i].fd < 0 || write(p[i].fd, req, sizeof(req) - 1) != sizeof(req) - 1) {
+		if (p[i].fd < 0 || write(p[i].fd, req, len) != len) {
 			if (p[i].fd >= 0)
 				close(p[i].fd);
 			p[i].fd = -1;
@@ -134,14 +146,17 @@ static int mode_clients(const char *path, int n)
 
 static int mode_slow(const char *path, int n, int seconds)
 {
-	static const char half[] = "{\"version\":1,\"op\":";
+	const struct krsi_request status = { .op = PROTO_STATUS };
 	int *fd = calloc(n, sizeof(*fd)), answered = 0, timed_out = 0, open_ = 0;
+	char req[64];
+	int len = krsi_request_write(&status, req, sizeof(req));
 
-	if (!fd)
+	if (!fd || len < 0)
 		return 1;
 	for (int i = 0; i < n; i++) {
 		fd[i] = connect_to(path, 0);
-		if (fd[i] >= 0 && write(fd[i], half, sizeof(half) - 1) < 0) {
+		/* The first half of the line: never a whole JSON object. */
+		if (fd[i] >= 0 && write(fd[i], req, len / 2) < 0) {
 			close(fd[i]);
 			fd[i] = -1;
 		}
@@ -199,7 +214,9 @@ static int mode_open_each(const char *dir)
 
 static int mode_register(const char *path, const char *dir, int n, const char *profile)
 {
-	char first[4096] = "", buf[4096], req[1024], cg[512];
+	char first[4096] = "", buf[4096], req[1024], cg[512], cgroup[512], container[32];
+	struct krsi_request r = { .op = PROTO_REGISTER, .container = container, .cgroup = cgroup,
+				  .profile = profile };
 	const char *rel;
 	int ok = 0, refused = 0;
 
@@ -214,11 +231,11 @@ static int mode_register(const char *path, const char *dir, int n, const char *p
 			refused++;
 			continue;
 		}
-		snprintf(req, sizeof(req),
-			 "{\"version\":1,\"op\":\"register\",\"container\":\"load-%d\","
-			 "\"cgroup\":\"%s/r%d\",\"profile\":\"%s\"}\n",
-			 i, rel, i, profile);
-		if (call(path, req, buf, sizeof(buf)) == 0 && strstr(buf, "\"ok\":true")) {
+		snprintf(container, sizeof(container), "load-%d", i);
+		snprintf(cgroup, sizeof(cgroup), "%s/r%d", rel, i);
+		buf[0] = 0;
+		if (request(&r, req, sizeof(req)) == 0 && call(path, req, buf, sizeof(buf)) == 0 &&
+		    strstr(buf, "\"ok\":true")) {
 			ok++;
 		} else {
 			refused++;
@@ -234,13 +251,14 @@ static int mode_register(const char *path, const char *dir, int n, const char *p
 
 static int mode_unregister(const char *path, const char *dir, int n)
 {
-	char buf[4096], req[512], cg[512];
+	char buf[4096], req[512], cg[512], container[32];
+	struct krsi_request r = { .op = PROTO_UNREGISTER, .container = container };
 	int ok = 0;
 
 	for (int i = 0; i < n; i++) {
-		snprintf(req, sizeof(req),
-			 "{\"version\":1,\"op\":\"unregister\",\"container\":\"load-%d\"}\n", i);
-		if (call(path, req, buf, sizeof(buf)) == 0 && strstr(buf, "\"ok\":true"))
+		snprintf(container, sizeof(container), "load-%d", i);
+		if (request(&r, req, sizeof(req)) == 0 && call(path, req, buf, sizeof(buf)) == 0 &&
+		    strstr(buf, "\"ok\":true"))
 			ok++;
 		snprintf(cg, sizeof(cg), "%s/r%d", dir, i);
 		rmdir(cg);

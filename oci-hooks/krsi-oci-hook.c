@@ -38,7 +38,7 @@
 #include "lib/cgroup.h"
 #include "lib/jsonr.h"
 #include "oci-hooks/oci_state.h"
-#include "lib/protocol.h"
+#include "lib/request.h"
 
 #define PROG "krsi-oci-hook"
 

@@ -7,7 +7,7 @@
 #include "bpf/krsi.h"
 #include "lib/jsonr.h"
 #include "oci-hooks/oci_state.h"
-#include "lib/protocol.h"
+#include "lib/request.h"
 
 static const char *const stage_names[] = {
 	[OCI_STAGE_AUTO] = "auto",

@@ -7,7 +7,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
-#include "lib/protocol.h"
+#include "lib/request.h"
 
 static int set_timeouts(int fd, int timeout_ms)
 {

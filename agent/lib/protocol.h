@@ -7,7 +7,9 @@
  * bytes), and reads one JSON object per line: one reply, or for "events" a reply followed by
  * events until either side closes. Every request carries "version": PROTO_VERSION and "op".
  * Clients write requests with krsi_request_write() (request.h: the ops, their names and
- * fields), krsid reads them with proto_request_parse().
+ * fields, the limits, connect and send, all without json-c), krsid reads them with
+ * proto_request_parse(). This header is the json-c side: krsid's parser and replies, and
+ * reading replies.
  *
  *   op            fields                                    reply fields
  *   status        -                                         agent, kernel, stats, counts
@@ -35,25 +37,13 @@
 #ifndef KRSI_PROTOCOL_H
 #define KRSI_PROTOCOL_H
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
-#ifndef KRSI_NO_JSONC
 #include "lib/jsonc.h"
-#endif
-
-#include "bpf/krsi.h"
 
 #include "lib/request.h"
 #include "lib/util.h"
 
-#define PROTO_REQUEST_MAX (64 * 1024)
-#define PROTO_REPLY_MAX (16 * 1024 * 1024)
-#define PROTO_LEARN_MAX_S 86400
-#define PROTO_SOCKET_PATH "/run/krsi/krsid.sock"
-
-#ifndef KRSI_NO_JSONC
 struct proto_request {
 	enum proto_op op;
 	const char *container; /* strings point into doc */
@@ -102,27 +92,5 @@ int proto_recv(int fd, size_t max, json_object **ret, struct krsi_err *err);
  * the reply; an {"ok":false} reply is returned as is. */
 int proto_call(const char *path, const char *line, size_t len, int timeout_ms,
 	       json_object **ret_reply, struct krsi_err *err);
-#endif /* KRSI_NO_JSONC */
-
-/* Write LEN bytes of BUF to the socket FD (no SIGPIPE). Returns 0 or -errno. In
- * agent/lib/proto_connect.c. */
-int proto_send_line(int fd, const char *buf, size_t len);
-
-/* Client side: connect with a timeout on every read and write (0 = none). In
- * agent/lib/proto_connect.c, which krsi-oci-hook links without the rest. */
-int proto_connect(const char *path, int timeout_ms, struct krsi_err *err);
-
-/* Container ids: [A-Za-z0-9_.-], 1..127 chars, not starting with "." or "-". */
-static inline bool proto_container_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= KRSI_CONTAINER_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
 
 #endif

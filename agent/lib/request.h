@@ -1,19 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The requests of the control protocol, as a client writes them: the ops, their names and
- * fields, and krsi_request_write(), which turns a typed request into the one JSON line a client
- * sends. No JSON library: krsi-oci-hook (static, musl, no json-c) builds its requests here like
- * krsictl and the test tools do. krsid reads them with proto_request_parse() (protocol.h, which
- * lists what each op takes and replies).
+ * The requests of the control protocol, as a client writes and sends them: the ops, their
+ * names and fields, the limits, krsi_request_write(), which turns a typed request into the one
+ * JSON line a client sends, and the socket it goes to. No JSON library: krsi-oci-hook (static,
+ * musl, no json-c) includes this and not protocol.h, and builds its requests here like krsictl
+ * and the test tools do. krsid reads them with proto_request_parse() (protocol.h, which lists
+ * what each op takes and replies).
  */
 #ifndef KRSI_REQUEST_H
 #define KRSI_REQUEST_H
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "bpf/krsi.h"
+
+#include "lib/util.h"
 
 #define PROTO_VERSION 1
+#define PROTO_REQUEST_MAX (64 * 1024)
+#define PROTO_REPLY_MAX (16 * 1024 * 1024)
+#define PROTO_LEARN_MAX_S 86400
+#define PROTO_SOCKET_PATH "/run/krsi/krsid.sock"
 
 enum proto_op {
 	PROTO_STATUS,
@@ -76,5 +87,27 @@ const char *proto_op_name(enum proto_op op);
  * never part of a request that could be sent.
  */
 int krsi_request_write(const struct krsi_request *r, char *buf, size_t size);
+
+/*
+ * The client's socket, in agent/lib/proto_connect.c. proto_connect(): connected to PATH, with a
+ * timeout of TIMEOUT_MS on every read and write (0: none); or -errno and ERR.
+ * proto_send_line(): LEN bytes of BUF, a request's line, written to FD (no SIGPIPE); 0 or
+ * -errno.
+ */
+int proto_connect(const char *path, int timeout_ms, struct krsi_err *err);
+int proto_send_line(int fd, const char *buf, size_t len);
+
+/* Container ids: [A-Za-z0-9_.-], 1..127 chars, not starting with "." or "-". */
+static inline bool proto_container_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= KRSI_CONTAINER_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
 
 #endif

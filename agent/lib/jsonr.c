@@ -10,6 +10,7 @@
 struct scan {
 	const char *end;
 	const char *why, *at;
+	unsigned int max_depth;
 };
 
 static const char *ws(const char *p, const char *end)
@@ -121,7 +122,7 @@ static const char *skip_word(struct scan *s, const char *p, const char *w)
 	return have < n ? fail(s, s->end, NULL) : p + n;
 }
 
-static const char *skip_value(struct scan *s, const char *p, int depth)
+static const char *skip_value(struct scan *s, const char *p, unsigned int depth)
 {
 	const char *end = s->end;
 	char close;
@@ -146,7 +147,7 @@ static const char *skip_value(struct scan *s, const char *p, int depth)
 			return skip_number(s, p);
 		return fail(s, p, "an unexpected character");
 	}
-	if (depth >= JSONR_MAX_DEPTH)
+	if (depth >= s->max_depth)
 		return fail(s, p, "nesting too deep");
 	close = *p == '{' ? '}' : ']';
 	p = ws(p + 1, end);
@@ -200,9 +201,12 @@ static enum jsonr_type type_at(char c)
 	}
 }
 
-int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why, size_t why_size)
+int jsonr_parse_depth(const char *text, size_t len, unsigned int max_depth, struct jsonr_value *ret,
+		      char *why, size_t why_size)
 {
-	struct scan s = { .end = text + len };
+	/* At most JSONR_MAX_DEPTH: jsonr_fields() and jsonr_index() walk what this checked. */
+	struct scan s = { .end = text + len,
+			  .max_depth = max_depth < JSONR_MAX_DEPTH ? max_depth : JSONR_MAX_DEPTH };
 	const char *p = ws(text, s.end), *e;
 
 	e = skip_value(&s, p, 0);
@@ -220,6 +224,11 @@ int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why, size_t why_size)
+{
+	return jsonr_parse_depth(text, len, JSONR_MAX_DEPTH, ret, why, why_size);
 }
 
 /*
@@ -326,7 +335,7 @@ void jsonr_fields(const struct jsonr_value *o, const char *const *keys, struct j
 		vals[i] = (struct jsonr_value){ JSONR_NONE, NULL, 0 };
 	if (o->type != JSONR_OBJECT)
 		return;
-	s = (struct scan){ .end = o->text + o->len };
+	s = (struct scan){ .end = o->text + o->len, .max_depth = JSONR_MAX_DEPTH };
 	p = ws(o->text + 1, s.end);
 	if (*p == '}')
 		return;
@@ -355,7 +364,7 @@ static size_t array_walk(const struct jsonr_value *a, size_t i, struct jsonr_val
 
 	if (a->type != JSONR_ARRAY)
 		return 0;
-	s = (struct scan){ .end = a->text + a->len };
+	s = (struct scan){ .end = a->text + a->len, .max_depth = JSONR_MAX_DEPTH };
 	p = ws(a->text + 1, s.end);
 	if (*p == ']')
 		return 0;

@@ -508,6 +508,17 @@ static void test_jsonr(void)
 	strcat(deep, "]");
 	CHECK(strstr(jsonr_err(deep), "nesting too deep"), "nesting %d deep refused: %s",
 	      JSONR_MAX_DEPTH + 1, jsonr_err(deep));
+	CHECK(jsonr_parse_depth(deep, strlen(deep), JSONR_MAX_DEPTH + 1, &v, why, sizeof(why)) < 0,
+	      "a limit above JSONR_MAX_DEPTH is JSONR_MAX_DEPTH");
+	CHECK(jsonr_parse_depth("[{\"a\":[]},1]", 12, 3, &v, why, sizeof(why)) == 0 &&
+		      v.type == JSONR_ARRAY && v.len == 12,
+	      "a limit of 3: three containers nested");
+	CHECK(jsonr_parse_depth("[{\"a\":[]},1]", 12, 2, &v, why, sizeof(why)) == -EINVAL &&
+		      !strcmp(why, "nesting too deep at byte 6"),
+	      "a limit of 2: the third refused (%s)", why);
+	CHECK(jsonr_parse_depth(" 7 ", 3, 0, &v, why, sizeof(why)) == 0 && v.type == JSONR_NUMBER &&
+		      jsonr_parse_depth("[]", 2, 0, &v, why, sizeof(why)) == -EINVAL,
+	      "a limit of 0: a scalar only");
 
 	CHECK_STR(jsonr_member("{\"\\u0069d\":\"a\\/b\\n\\\"\"}", "id"), "a/b\n\"",
 		  "an escaped key matches; escapes decode");

@@ -6,10 +6,18 @@
 
 #include "lib/jsonr.h"
 
-/* Where a check stopped: WHY NULL = the input ended too soon. */
+/*
+ * Where a check stopped: WHY NULL = the input ended too soon. WANT: the member path that
+ * jsonr_parse_find() looks for on the way, MATCHED of its keys matched by the members being
+ * checked, FOUND the value at the path so far.
+ */
 struct scan {
 	const char *end;
 	const char *why, *at;
+	unsigned int max_depth;
+	const char *const *want;
+	unsigned int n_want, matched;
+	struct jsonr_value found;
 };
 
 static const char *ws(const char *p, const char *end)
@@ -121,7 +129,23 @@ static const char *skip_word(struct scan *s, const char *p, const char *w)
 	return have < n ? fail(s, s->end, NULL) : p + n;
 }
 
-static const char *skip_value(struct scan *s, const char *p, int depth)
+static bool string_eq(const char *p, const char *s);
+static enum jsonr_type type_at(char c);
+
+/*
+ * The member whose key K (checked) is at DEPTH of an object on the wanted path: whether it is
+ * the next member of the path. A repeated key replaces what an earlier one held, as json-c
+ * keeps the last.
+ */
+static bool want_member(struct scan *s, const char *k, unsigned int depth)
+{
+	if (depth != s->matched || depth >= s->n_want || !string_eq(k, s->want[depth]))
+		return false;
+	s->found = (struct jsonr_value){ JSONR_NONE, NULL, 0 };
+	return true;
+}
+
+static const char *skip_value(struct scan *s, const char *p, unsigned int depth)
 {
 	const char *end = s->end;
 	char close;
@@ -146,18 +170,21 @@ static const char *skip_value(struct scan *s, const char *p, int depth)
 			return skip_number(s, p);
 		return fail(s, p, "an unexpected character");
 	}
-	if (depth >= JSONR_MAX_DEPTH)
+	if (depth >= s->max_depth)
 		return fail(s, p, "nesting too deep");
 	close = *p == '{' ? '}' : ']';
 	p = ws(p + 1, end);
 	if (p < end && *p == close)
 		return p + 1;
 	for (;;) {
+		const char *k = NULL, *v;
+
 		if (close == '}') {
 			if (p >= end)
 				return fail(s, p, NULL);
 			if (*p != '"')
 				return fail(s, p, "expected a member's name");
+			k = p;
 			if (!(p = skip_string(s, p)))
 				return NULL;
 			p = ws(p, end);
@@ -167,7 +194,17 @@ static const char *skip_value(struct scan *s, const char *p, int depth)
 				return fail(s, p, "expected ':'");
 			p++;
 		}
-		if (!(p = skip_value(s, p, depth + 1)))
+		if (k && s->want && want_member(s, k, depth)) {
+			s->matched = depth + 1;
+			v = ws(p, end);
+			p = skip_value(s, v, depth + 1);
+			s->matched = depth;
+			if (p && depth + 1 == s->n_want)
+				s->found = (struct jsonr_value){ type_at(*v), v, p - v };
+		} else {
+			p = skip_value(s, p, depth + 1);
+		}
+		if (!p)
 			return NULL;
 		p = ws(p, end);
 		if (p >= end)
@@ -200,9 +237,12 @@ static enum jsonr_type type_at(char c)
 	}
 }
 
-int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why, size_t why_size)
+int jsonr_parse_depth(const char *text, size_t len, unsigned int max_depth, struct jsonr_value *ret,
+		      char *why, size_t why_size)
 {
-	struct scan s = { .end = text + len };
+	/* At most JSONR_MAX_DEPTH: jsonr_fields() and jsonr_index() walk what this checked. */
+	struct scan s = { .end = text + len,
+			  .max_depth = max_depth < JSONR_MAX_DEPTH ? max_depth : JSONR_MAX_DEPTH };
 	const char *p = ws(text, s.end), *e;
 
 	e = skip_value(&s, p, 0);
@@ -219,6 +259,38 @@ int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why
 		snprintf(why, why_size, "data after the document at byte %zu", (size_t)(e - text));
 		return -EBADMSG;
 	}
+	return 0;
+}
+
+int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why, size_t why_size)
+{
+	return jsonr_parse_depth(text, len, JSONR_MAX_DEPTH, ret, why, why_size);
+}
+
+int jsonr_parse_find(const char *text, size_t len, unsigned int max_depth,
+		     const char *const *keys, unsigned int n_keys, struct jsonr_value *ret,
+		     char *why, size_t why_size)
+{
+	struct scan s = { .end = text + len,
+			  .max_depth = max_depth < JSONR_MAX_DEPTH ? max_depth : JSONR_MAX_DEPTH,
+			  .want = keys, .n_want = n_keys };
+	const char *p = ws(text, s.end), *e;
+
+	*ret = (struct jsonr_value){ JSONR_NONE, NULL, 0 };
+	e = skip_value(&s, p, 0);
+	if (!e) {
+		if (!s.why)
+			snprintf(why, why_size, "unexpected end of input");
+		else
+			snprintf(why, why_size, "%s at byte %zu", s.why, (size_t)(s.at - text));
+		return -EINVAL;
+	}
+	e = ws(e, s.end);
+	if (e < s.end) {
+		snprintf(why, why_size, "data after the document at byte %zu", (size_t)(e - text));
+		return -EBADMSG;
+	}
+	*ret = s.found;
 	return 0;
 }
 
@@ -326,7 +398,7 @@ void jsonr_fields(const struct jsonr_value *o, const char *const *keys, struct j
 		vals[i] = (struct jsonr_value){ JSONR_NONE, NULL, 0 };
 	if (o->type != JSONR_OBJECT)
 		return;
-	s = (struct scan){ .end = o->text + o->len };
+	s = (struct scan){ .end = o->text + o->len, .max_depth = JSONR_MAX_DEPTH };
 	p = ws(o->text + 1, s.end);
 	if (*p == '}')
 		return;
@@ -355,7 +427,7 @@ static size_t array_walk(const struct jsonr_value *a, size_t i, struct jsonr_val
 
 	if (a->type != JSONR_ARRAY)
 		return 0;
-	s = (struct scan){ .end = a->text + a->len };
+	s = (struct scan){ .end = a->text + a->len, .max_depth = JSONR_MAX_DEPTH };
 	p = ws(a->text + 1, s.end);
 	if (*p == ']')
 		return 0;

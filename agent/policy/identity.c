@@ -10,6 +10,7 @@
 #include <linux/openat2.h>
 
 #include "lib/cgroup.h"
+#include "lib/jsonr.h"
 #include "policy/identity.h"
 
 #define IDENTITY_TEXT_MAX (4 << 20) /* a mountinfo of some 20000 mounts */
@@ -413,255 +414,52 @@ void identity_root_close(struct identity_root *r)
 }
 
 /*
- * The root.path string of a bundle's config.json, read without building the document: json-c
- * took about 300,000 instructions for crun's 3 KB config.json, a tenth of what the OCI hook
- * adds to a container start (make bench). The scanner accepts only JSON as RFC 8259 writes it,
- * nested at most JSCAN_DEPTH deep, and decodes root.path only when it has no \u escape; for
- * anything else it returns -EINVAL and the caller parses with json-c, whose message names the
- * fault, so a refusal never depends on the scanner. A repeated key counts by its last
- * occurrence, as in json-c's objects. tests/fuzz/fuzz_identity.c checks that whatever the
- * scanner accepts, json-c accepts with the same root.path.
+ * The root.path string of a bundle's config.json, read with jsonr (lib/jsonr.h) instead of
+ * json-c's tree: json-c took about 300,000 instructions for crun's 3 KB config.json, a tenth
+ * of what the OCI hook adds to a container start (make bench). jsonr accepts only JSON as
+ * RFC 8259 writes it, part of what json-c's strict mode accepts, and reads it as json-c does
+ * (tests/fuzz/fuzz_jsonr.c) but where json-c departs from the RFC; for anything else this
+ * returns -EINVAL and the caller parses with json-c, whose message names the fault, so a
+ * refusal never depends on jsonr. Left to json-c for that: containers nested deeper than
+ * BUNDLE_CONFIG_DEPTH (at most 25 of json-c's levels, well within its 32); an escaped NUL, at
+ * which json-c cuts a key ("root\u0000" is its "root"); and a root.path with a \u escape,
+ * since json-c 0.16 decodes some surrogate pairs otherwise ("\ud836\udc00", U+1D800, is its
+ * U+FFFD). A repeated key counts by its last occurrence, as in json-c's objects.
+ * tests/fuzz/fuzz_identity.c checks that whatever this accepts, json-c accepts with the same
+ * root.path.
  */
-#define JSCAN_DEPTH 24
+#define BUNDLE_CONFIG_DEPTH 24
 
-struct jscan {
-	const char *p, *end;
-};
-
-/* Local pointers in the loops below: a store through s->p could alias the bytes being read. */
-static void jscan_ws(struct jscan *s)
+/* Whether P (LEN bytes) holds a backslash and S: that escape, or a cheap test's false alarm
+ * ("\\u" is an escaped backslash and a u). */
+static bool has_escape(const char *p, size_t len, const char *s)
 {
-	const char *p = s->p, *end = s->end;
+	const char *end = p + len;
+	size_t n = strlen(s);
 
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	s->p = p;
-}
-
-static bool jscan_hex4(const char *p, const char *end)
-{
-	if (end - p < 4)
-		return false;
-	for (int i = 0; i < 4; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') || ((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'f')))
-			return false;
-	return true;
-}
-
-/*
- * A string at s->p ('"'). With OUT, its value too (SIZE bytes with the NUL): false when it has
- * a \u escape or does not fit. *RET_LEN: bytes of the value, when OUT.
- */
-static bool jscan_string(struct jscan *s, char *out, size_t size, size_t *ret_len)
-{
-	size_t n = 0;
-
-	s->p++;
-	while (s->p < s->end) {
-		unsigned char c;
-		char v;
-
-		if (!out) {
-			/* Skipped: the run of plain bytes at once. */
-			const char *p = s->p, *end = s->end;
-
-			while (p < end && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
-				p++;
-			s->p = p;
-			if (p == end)
-				return false;
-		}
-		c = *s->p++;
-
-		if (c == '"') {
-			if (out)
-				out[n] = 0, *ret_len = n;
+	for (; (p = memchr(p, '\\', end - p)) && (size_t)(end - p) > n; p++)
+		if (!memcmp(p + 1, s, n))
 			return true;
-		}
-		if (c < 0x20)
-			return false;
-		v = c;
-		if (c == '\\') {
-			if (s->p >= s->end)
-				return false;
-			switch (*s->p++) {
-			case '"': v = '"'; break;
-			case '\\': v = '\\'; break;
-			case '/': v = '/'; break;
-			case 'b': v = '\b'; break;
-			case 'f': v = '\f'; break;
-			case 'n': v = '\n'; break;
-			case 'r': v = '\r'; break;
-			case 't': v = '\t'; break;
-			case 'u':
-				if (out || !jscan_hex4(s->p, s->end))
-					return false;
-				s->p += 4;
-				continue;
-			default:
-				return false;
-			}
-		}
-		if (out) {
-			if (n + 1 >= size)
-				return false;
-			out[n++] = v;
-		}
-	}
 	return false;
-}
-
-static bool jscan_digits(struct jscan *s)
-{
-	const char *start = s->p;
-
-	while (s->p < s->end && *s->p >= '0' && *s->p <= '9')
-		s->p++;
-	return s->p > start;
-}
-
-static bool jscan_number(struct jscan *s)
-{
-	if (*s->p == '-')
-		s->p++;
-	if (s->p < s->end && *s->p == '0')
-		s->p++;
-	else if (!jscan_digits(s))
-		return false;
-	if (s->p < s->end && *s->p == '.') {
-		s->p++;
-		if (!jscan_digits(s))
-			return false;
-	}
-	if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
-		s->p++;
-		if (s->p < s->end && (*s->p == '+' || *s->p == '-'))
-			s->p++;
-		if (!jscan_digits(s))
-			return false;
-	}
-	return true;
-}
-
-static bool jscan_word(struct jscan *s, const char *w)
-{
-	size_t n = strlen(w);
-
-	if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n))
-		return false;
-	s->p += n;
-	return true;
-}
-
-enum jscan_want { JSCAN_SKIP, JSCAN_ROOT, JSCAN_PATH };
-
-struct jscan_found {
-	char *buf; /* root.path's value, when it is a string without \u escapes */
-	size_t size;
-	bool path;	/* the last root's last "path" is such a string */
-};
-
-/* A value at s->p, after whitespace. WANT: what it is to the document. */
-static bool jscan_value(struct jscan *s, int depth, enum jscan_want want, struct jscan_found *f)
-{
-	size_t len;
-
-	if (s->p >= s->end || depth > JSCAN_DEPTH)
-		return false;
-	if (want == JSCAN_PATH) {
-		f->path = false;
-		if (*s->p != '"')
-			return jscan_value(s, depth, JSCAN_SKIP, f);
-		f->path = jscan_string(s, f->buf, f->size, &len);
-		return f->path && len > 0;
-	}
-	if (want == JSCAN_ROOT)
-		f->path = false; /* a later "root" replaces an earlier one */
-	switch (*s->p) {
-	case '{':
-		s->p++;
-		jscan_ws(s);
-		if (s->p < s->end && *s->p == '}') {
-			s->p++;
-			return true;
-		}
-		for (;;) {
-			const char *key;
-			enum jscan_want w = JSCAN_SKIP;
-
-			if (s->p >= s->end || *s->p != '"')
-				return false;
-			key = s->p;
-			if (!jscan_string(s, NULL, 0, NULL))
-				return false;
-			/* "ro\u006ft" is "root" too: a key with an escape is json-c's to read. */
-			if (memchr(key, '\\', s->p - key))
-				return false;
-			if (depth == 0 && s->p - key == 6 && !memcmp(key, "\"root\"", 6))
-				w = JSCAN_ROOT;
-			else if (want == JSCAN_ROOT && s->p - key == 6 && !memcmp(key, "\"path\"", 6))
-				w = JSCAN_PATH;
-			jscan_ws(s);
-			if (s->p >= s->end || *s->p++ != ':')
-				return false;
-			jscan_ws(s);
-			if (!jscan_value(s, depth + 1, w, f))
-				return false;
-			jscan_ws(s);
-			if (s->p >= s->end)
-				return false;
-			if (*s->p == '}') {
-				s->p++;
-				return true;
-			}
-			if (*s->p++ != ',')
-				return false;
-			jscan_ws(s);
-		}
-	case '[':
-		s->p++;
-		jscan_ws(s);
-		if (s->p < s->end && *s->p == ']') {
-			s->p++;
-			return true;
-		}
-		for (;;) {
-			if (!jscan_value(s, depth + 1, JSCAN_SKIP, f))
-				return false;
-			jscan_ws(s);
-			if (s->p >= s->end)
-				return false;
-			if (*s->p == ']') {
-				s->p++;
-				return true;
-			}
-			if (*s->p++ != ',')
-				return false;
-			jscan_ws(s);
-		}
-	case '"':
-		return jscan_string(s, NULL, 0, NULL);
-	case 't':
-		return jscan_word(s, "true");
-	case 'f':
-		return jscan_word(s, "false");
-	case 'n':
-		return jscan_word(s, "null");
-	default:
-		return (*s->p == '-' || (*s->p >= '0' && *s->p <= '9')) && jscan_number(s);
-	}
 }
 
 int identity_bundle_root_scan(const char *text, size_t len, char *buf, size_t size)
 {
-	struct jscan s = { text, text + len };
-	struct jscan_found f = { buf, size, false };
+	static const char *const root_path[] = { "root", "path" };
+	struct jsonr_value path;
+	_cleanup_free_ char *s = NULL;
+	char why[96];
+	size_t n;
 
-	jscan_ws(&s);
-	if (s.p >= s.end || *s.p != '{' || !jscan_value(&s, 0, JSCAN_SKIP, &f))
+	if (has_escape(text, len, "u0000") ||
+	    jsonr_parse_find(text, len, BUNDLE_CONFIG_DEPTH, root_path, 2, &path, why,
+			     sizeof(why)) < 0)
 		return -EINVAL;
-	jscan_ws(&s);
-	return s.p == s.end && f.path ? 0 : -EINVAL;
+	if (path.type != JSONR_STRING || has_escape(path.text, path.len, "u") ||
+	    jsonr_string(&path, &s, &n) < 0 || !n || n >= size)
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	return 0;
 }
 
 int identity_bundle_rootfs_json(const char *bundle, const char *cfg, const char *text, size_t len,

@@ -118,9 +118,9 @@ int identity_bundle_rootfs_text(const char *bundle, const char *cfg, const char 
 				size_t len, char *buf, size_t size, struct krsi_err *err);
 /*
  * Its two ways, exposed for the tests and the fuzzer. _scan: root.path's value into BUF when
- * TEXT is JSON (RFC 8259) with a non-empty root.path string without \u escapes that fits,
- * else -EINVAL (no message: the caller falls back to _json). _json: json-c's full parse, with
- * an error that names CFG and the reason.
+ * jsonr (lib/jsonr.h) reads TEXT as JSON (RFC 8259) without an escaped NUL, with a non-empty
+ * root.path string without \u escapes that fits, else -EINVAL (no message: the caller falls
+ * back to _json). _json: json-c's full parse, with an error that names CFG and the reason.
  */
 int identity_bundle_root_scan(const char *text, size_t len, char *buf, size_t size);
 int identity_bundle_rootfs_json(const char *bundle, const char *cfg, const char *text, size_t len,

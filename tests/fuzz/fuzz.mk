@@ -8,7 +8,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= profile protocol oci_state oci_inject identity metrics_http
+FUZZ_TARGETS ?= profile protocol jsonr oci_state oci_inject identity metrics_http
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 export FUZZ_SECONDS FUZZ_TARGETS
@@ -16,9 +16,10 @@ export FUZZ_SECONDS FUZZ_TARGETS
 # The modules each target links: the real parsers, compiled with the fuzzer's flags.
 FUZZ_OBJ_profile := agent/policy/profile agent/policy/compile agent/policy/names
 FUZZ_OBJ_protocol := agent/lib/protocol agent/lib/proto_connect agent/lib/request
+FUZZ_OBJ_jsonr := agent/lib/jsonr
 FUZZ_OBJ_oci_state := oci-hooks/oci_state agent/lib/jsonr
 FUZZ_OBJ_oci_inject := agent/lib/oci_inject
-FUZZ_OBJ_identity := agent/policy/identity agent/lib/cgroup
+FUZZ_OBJ_identity := agent/policy/identity agent/lib/cgroup agent/lib/jsonr
 FUZZ_OBJ_metrics_http := agent/policy/metrics
 
 $(FUZZ_DIR)/obj:

@@ -4,10 +4,13 @@
  * where krsid resolves file identities), and /proc text: fdinfo, and mountinfo, whose mount
  * points a container names. The first byte picks the parser.
  *
- * config.json has two readers: a scanner for root.path and json-c's full parse, its fallback.
- * Whatever the scanner accepts, json-c must accept with the same root.path (or refuse it as
- * too long, where a relative one does not fit below the bundle): a document read one way by
- * krsid and another by the runtime would resolve identities in another rootfs.
+ * config.json has two readers: identity_bundle_root_scan(), which finds root.path with
+ * agent/lib/jsonr.c (fuzzed against json-c on its own by fuzz_jsonr.c), and json-c's full
+ * parse, its fallback. Whatever the first accepts, json-c must accept with the same root.path
+ * (or refuse it as too long, where a relative one does not fit below the bundle): the keys it
+ * picks (the last "root", its last "path", none cut at "\u0000"), the limits it leaves to
+ * json-c and the path it copies are identity.c's own. A document read one way by krsid and
+ * another by the runtime would resolve identities in another rootfs.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -51,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				break;
 			}
 			if (r < 0)
-				abort(); /* the scanner accepted what json-c refuses */
+				abort(); /* the scan accepted what json-c refuses */
 			if (strcmp(buf, fast) && !(fast[0] != '/' && !strncmp(buf, "/run/b/", 7) &&
 						   !strcmp(buf + 7, fast)))
 				abort(); /* another root.path */

@@ -12,10 +12,10 @@ out=$top/build/fuzz
 tap=/dev/null
 [ "${1:-}" != --tap ] || { tap=$2; : >"$tap"; }
 secs=${FUZZ_SECONDS:-30}
-read -ra targets <<<"${FUZZ_TARGETS:-profile protocol oci_state oci_inject identity metrics_http}"
+read -ra targets <<<"${FUZZ_TARGETS:-profile protocol jsonr oci_state oci_inject identity metrics_http}"
 # Inputs larger than the real ones only slow the mutations down: profiles and bundle configs
-# are a few KiB, requests and states a few hundred bytes.
-declare -A max_len=([profile]=8192 [protocol]=2048 [oci_state]=4096 [oci_inject]=16384 [identity]=8192 [metrics_http]=9000)
+# are a few KiB, requests and states a few hundred bytes; JSON for jsonr as long as a state.
+declare -A max_len=([profile]=8192 [protocol]=2048 [jsonr]=4096 [oci_state]=4096 [oci_inject]=16384 [identity]=8192 [metrics_http]=9000)
 n=0 failed=0
 
 say() {

@@ -507,6 +507,17 @@ static void test_jsonr(void)
 	strcat(deep, "]");
 	CHECK(strstr(jsonr_err(deep), "nesting too deep"), "nesting %d deep refused: %s",
 	      JSONR_MAX_DEPTH + 1, jsonr_err(deep));
+	CHECK(jsonr_parse_depth(deep, strlen(deep), JSONR_MAX_DEPTH + 1, &v, why, sizeof(why)) < 0,
+	      "a limit above JSONR_MAX_DEPTH is JSONR_MAX_DEPTH");
+	CHECK(jsonr_parse_depth("[{\"a\":[]},1]", 12, 3, &v, why, sizeof(why)) == 0 &&
+		      v.type == JSONR_ARRAY && v.len == 12,
+	      "a limit of 3: three containers nested");
+	CHECK(jsonr_parse_depth("[{\"a\":[]},1]", 12, 2, &v, why, sizeof(why)) == -EINVAL &&
+		      !strcmp(why, "nesting too deep at byte 6"),
+	      "a limit of 2: the third refused (%s)", why);
+	CHECK(jsonr_parse_depth(" 7 ", 3, 0, &v, why, sizeof(why)) == 0 && v.type == JSONR_NUMBER &&
+		      jsonr_parse_depth("[]", 2, 0, &v, why, sizeof(why)) == -EINVAL,
+	      "a limit of 0: a scalar only");
 
 	CHECK_STR(jsonr_member("{\"\\u0069d\":\"a\\/b\\n\\\"\"}", "id"), "a/b\n\"",
 		  "an escaped key matches; escapes decode");
@@ -549,9 +560,50 @@ static void test_jsonr(void)
 		  "the escapes krsi_request_write() writes decode");
 }
 
+/* jsonr_parse_find(): the value at a member path, as json-c would read it, in one pass. */
+static const char *find_str(const char *doc)
+{
+	static const char *const keys[] = { "root", "path" };
+	static char out[64];
+	struct jsonr_value v;
+	char why[96], *s = NULL;
+
+	if (jsonr_parse_find(doc, strlen(doc), JSONR_MAX_DEPTH, keys, 2, &v, why, sizeof(why)) < 0)
+		return "(invalid)";
+	if (v.type == JSONR_NONE)
+		return "(none)";
+	if (jsonr_string(&v, &s, NULL) < 0)
+		return "(not a string)";
+	snprintf(out, sizeof(out), "%s", s);
+	free(s);
+	return out;
+}
+
+static void test_jsonr_find(void)
+{
+	CHECK_STR(find_str("{\"root\":{\"path\":\"rootfs\"}}"), "rootfs", "jsonr find: root.path");
+	CHECK_STR(find_str("{\"a\":[1,{\"root\":2}],\"root\":{\"x\":{\"path\":1},\"path\":\"r\"}}"),
+		  "r", "jsonr find: members deeper or in arrays are not on the path");
+	CHECK_STR(find_str("{\"root\":{\"path\":\"a\",\"path\":\"b\"}}"), "b",
+		  "jsonr find: a repeated key's last value, as json-c reads it");
+	CHECK_STR(find_str("{\"root\":{\"path\":\"a\"},\"root\":{\"x\":1}}"), "(none)",
+		  "jsonr find: a repeated parent replaces what the first held");
+	CHECK_STR(find_str("{\"root\":{\"path\":\"a\"},\"root\":\"s\"}"), "(none)",
+		  "jsonr find: a parent that is not an object holds no member");
+	CHECK_STR(find_str("{\"root\":[{\"path\":\"a\"}]}"), "(none)",
+		  "jsonr find: an array on the path holds no member");
+	CHECK_STR(find_str("{\"ro\\u006ft\":{\"path\":\"e\"}}"), "e",
+		  "jsonr find: keys compared decoded");
+	CHECK_STR(find_str("{\"root\":{\"path\":\"a\"},}"), "(invalid)",
+		  "jsonr find: the whole document is checked");
+	CHECK_STR(find_str("{\"root\":{\"path\":5}}"), "(not a string)",
+		  "jsonr find: the value's type is the caller's to check");
+}
+
 void test_hook(void)
 {
 	test_jsonr();
+	test_jsonr_find();
 	test_states();
 	test_annotations();
 	test_podman_infra();

@@ -193,7 +193,7 @@ static void test_bundle(void)
 	rmdir(dir);
 }
 
-/* config.json's two readers: the scanner, and json-c where the scanner does not decide. */
+/* config.json's two readers: jsonr (the scan), and json-c where jsonr does not decide. */
 static void test_bundle_scan(void)
 {
 	static const struct {
@@ -202,7 +202,7 @@ static void test_bundle_scan(void)
 		{ "{\"ociVersion\":\"1.0.2\",\"process\":{\"args\":[\"sh\",\"-c\",\"echo \\\"x\\\"\"],"
 		  "\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"hard\":1024,\"soft\":1.5e3}]},"
 		  "\"root\":{\"path\":\"rootfs\",\"readonly\":true},\"hooks\":{},\"x\":[null,false,-0]}",
-		  "rootfs", "/b/rootfs", "a runtime's config: the scanner reads it" },
+		  "rootfs", "/b/rootfs", "a runtime's config: jsonr reads it" },
 		{ " \n{\"root\" : { \"path\" : \"/r\\/s\\tx\" } }\r\n", "/r/s\tx", "/r/s\tx",
 		  "whitespace and escapes it decodes" },
 		{ "{\"root\":{\"path\":\"a\"},\"root\":{\"readonly\":true,\"path\":\"b\",\"path\":\"c\"}}",
@@ -211,14 +211,25 @@ static void test_bundle_scan(void)
 		  "a later root without a path replaces one with it" },
 		{ "{\"root\":{\"path\":\"\\u0072ootfs\"}}", NULL, "/b/rootfs",
 		  "\\u in root.path: json-c decodes it" },
-		{ "{\"root\":{\"path\":\"x\"},\"ro\\u006ft\":{\"path\":\"y\"}}", NULL, "/b/y",
-		  "an escaped key is json-c's to read (it is \"root\")" },
+		{ "{\"root\":{\"path\":\"x\"},\"ro\\u006ft\":{\"path\":\"y\"}}", "y", "/b/y",
+		  "an escaped key is decoded (it is \"root\")" },
+		{ "{\"root\":{\"path\":\"x\"},\"root\\u0000\":{\"path\":\"y\"}}", NULL,
+		  "/b/y", "an escaped NUL is json-c's to read (it cuts the key: \"root\")" },
+		{ "{\"root\":{\"path\":\"a\\u0000b\"}}", NULL, NULL, "an escaped NUL in root.path" },
+		{ "{\"root\":{\"path\":\"a\x01\"}}", "a\x01", "/b/a\x01",
+		  "a raw control character, as json-c's strict mode takes it" },
 		{ "{\"root\":{\"path\":\"x\",}}", NULL, NULL, "a trailing comma is not JSON" },
 		{ "{\"root\":{\"path\":\"x\"}} x", NULL, NULL, "data after the document" },
 		{ "{\"root\":{\"path\":\"x\"},\"n\":01}", NULL, NULL, "a leading zero" },
 		{ "{\"root\":{\"path\":\"\"}}", NULL, NULL, "an empty root.path" },
 		{ "{\"root\":{\"path\":\"x\"},\"d\":[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
-		  NULL, "/b/x", "nested deeper than the scanner goes: json-c decides" },
+		  NULL, "/b/x", "nested deeper than the scan goes: json-c decides" },
+		{ "{\"root\":{\"path\":\"x\"},"
+		  "\"d\":[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]}",
+		  "x", "/b/x", "nested 24 deep: the scan reads it" },
+		{ "{\"root\":{\"path\":\"x\"},"
+		  "\"d\":[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]}",
+		  NULL, "/b/x", "nested 25 deep: json-c decides" },
 		{ "[{\"root\":{\"path\":\"x\"}}]", NULL, NULL, "not an object" },
 	};
 	struct krsi_err err = { "" };
@@ -246,6 +257,22 @@ static void test_bundle_scan(void)
 						 sizeof(buf), &err);
 		CHECK(cases[i].full ? rt == 0 && !strcmp(buf, cases[i].full) : rt < 0,
 		      "together: %s", cases[i].why);
+	}
+	/*
+	 * A surrogate pair whose code point ends in D800-DFFF (U+1D800), which json-c 0.16 decodes
+	 * as U+FFFD (found by the fuzzer): krsid reads root.path as json-c does, whatever that is.
+	 */
+	{
+		static const char doc[] = "{\"root\":{\"path\":\"\\ud836\\udc00\"}}";
+		char full[KRSI_ROOTFS_MAX];
+		int rj = identity_bundle_rootfs_json("/b", "/b/config.json", doc, strlen(doc), full,
+						     sizeof(full), &err);
+
+		CHECK(identity_bundle_root_scan(doc, strlen(doc), scan, sizeof(scan)) == -EINVAL &&
+			      identity_bundle_rootfs_text("/b", "/b/config.json", doc, strlen(doc),
+							  buf, sizeof(buf), &err) == rj &&
+			      (rj < 0 || !strcmp(buf, full)),
+		      "a surrogate pair in root.path: read as json-c reads it");
 	}
 	/* A relative root.path that fits alone, not below the bundle (found by the fuzzer). */
 	{

@@ -206,17 +206,28 @@ static int prof_publish(struct krsid *d, struct staged *st, bool *ret_changed, s
 static void prof_uninstall(struct krsid *d, size_t i, const char *why)
 {
 	struct installed *ip = &d->prof[i];
-	static struct krsi_verdict_key gone[KRSI_MAX_VERDICT_KEYS];
+	_cleanup_free_ struct krsi_verdict_key *gone = NULL;
 	struct krsi_verdict_key k, prev;
-	size_t n_gone = 0;
+	size_t n_gone = 0, cap = 0;
 
 	profile_point(d, ip->id, 0);
 	retire(d, ip->slot, ip->pidx, ip->id, true);
 	/* Its verdict counters: the metrics of a profile that is gone go with it. Collected in
-	 * one walk, then deleted: a deletion during the walk would restart it. */
+	 * one walk, then deleted: a deletion during the walk would restart it. Out of memory,
+	 * the counters not collected stay, and a profile that takes the id later counts on. */
 	map_for_each_key(d->obj.maps.verdicts, k, prev) {
-		if (k.profile_id == ip->id && n_gone < KRSI_MAX_VERDICT_KEYS)
-			gone[n_gone++] = k;
+		if (k.profile_id != ip->id)
+			continue;
+		if (n_gone == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct krsi_verdict_key *v = realloc(gone, c * sizeof(*v));
+
+			if (!v)
+				break;
+			gone = v;
+			cap = c;
+		}
+		gone[n_gone++] = k;
 	}
 	for (size_t g = 0; g < n_gone; g++)
 		map_delete(d->obj.maps.verdicts, &gone[g]);

@@ -16,9 +16,8 @@
 struct staged {
 	struct profile *p;
 	struct profile_compiled c;
-	uint32_t id, slot, pidx;
-	bool fresh_id; /* a new profile: ID was taken for it */
-	bool same;     /* the installed version already: nothing written */
+	struct grace_stage g; /* its id, policies entry and slot */
+	bool same;	      /* the installed version already: nothing written */
 };
 
 /* A map write failed with errno E: say which limit when the map is full. */
@@ -36,9 +35,7 @@ static int rule_write_error(struct krsi_err *err, const char *profile, const cha
 /* Give back the policies entry and the id that staging took for ST. */
 static void prof_untake(struct krsid *d, struct staged *st)
 {
-	grace_mark_pidx(&d->grace, st->pidx, false);
-	if (st->fresh_id)
-		grace_mark_id(&d->grace, st->id, false);
+	grace_stage_untake(&d->grace, &st->g);
 }
 
 /* Take back what staging wrote under ST's slot: nothing points at it yet. */
@@ -53,7 +50,7 @@ static void prof_unstage(struct krsid *d, struct staged *st)
 		map_delete(d->obj.maps.net_rules, &st->c.net[j]);
 	for (size_t m = 0; m < st->c.n_names; m++)
 		map_delete(d->obj.maps.name_rules, &st->c.names[m]);
-	identity_drop_slot(&d->ids, st->slot);
+	identity_drop_slot(&d->ids, st->g.slot);
 	profile_compiled_clear(&st->c);
 }
 
@@ -62,6 +59,7 @@ static int prof_stage(struct krsid *d, struct profile *p, struct staged *st, str
 {
 	struct installed *old = prof_find(d, p->name);
 	struct krsi_err herr = { "" };
+	const char *what;
 	__u8 one = 1;
 	int r = 0;
 	size_t i = 0, j = 0, m = 0;
@@ -72,26 +70,11 @@ static int prof_stage(struct krsid *d, struct profile *p, struct staged *st, str
 		st->same = true;
 		return 0;
 	}
-	{
-		int64_t id = old ? old->id : grace_take_id(&d->grace);
-		int64_t pidx = grace_take_pidx(&d->grace);
-
-		if (id < 0 || pidx < 0) {
-			if (pidx >= 0)
-				grace_mark_pidx(&d->grace, pidx, false);
-			if (id >= 0 && !old)
-				grace_mark_id(&d->grace, id, false);
-			return err_set(err, -EBUSY, "profile %s: no free %s: the ones of profiles "
-				       "replaced or removed in the last %llu s are still retiring; "
-				       "try again", p->name, id < 0 ? "profile id" : "policy entry",
-				       SLOT_GRACE_NS / 1000000000ULL);
-		}
-		st->id = id;
-		st->pidx = pidx;
-		st->fresh_id = !old;
-	}
-	st->slot = grace_new_slot(&d->grace);
-	r = profile_compile(p, st->id, st->slot, &st->c);
+	if (grace_stage_take(&d->grace, old ? (int64_t)old->id : -1, &st->g, &what) < 0)
+		return err_set(err, -EBUSY, "profile %s: no free %s: the ones of profiles replaced "
+			       "or removed in the last %llu s are still retiring; try again",
+			       p->name, what, SLOT_GRACE_NS / 1000000000ULL);
+	r = profile_compile(p, st->g.id, st->g.slot, &st->c);
 	if (r < 0) {
 		prof_untake(d, st);
 		return err_set(err, r, "profile %s: %s", p->name, strerror(-r));
@@ -126,7 +109,7 @@ static int prof_stage(struct krsid *d, struct profile *p, struct staged *st, str
 			goto undo;
 		}
 	/* The identities of its exact rules, for the host and every container under it. */
-	r = ids_profile(d, p, st->slot, err);
+	r = ids_profile(d, p, st->g.slot, err);
 	if (r < 0) {
 		err_wrap(err, r, "profile %s", p->name);
 		goto undo;
@@ -139,7 +122,7 @@ undo:
 		map_delete(d->obj.maps.net_rules, &st->c.net[j]);
 	while (m-- > 0)
 		map_delete(d->obj.maps.name_rules, &st->c.names[m]);
-	identity_drop_slot(&d->ids, st->slot);
+	identity_drop_slot(&d->ids, st->g.slot);
 	prof_untake(d, st);
 	profile_compiled_clear(&st->c);
 	return r;
@@ -158,7 +141,7 @@ static int prof_publish(struct krsid *d, struct staged *st, bool *ret_changed, s
 		return 0;
 	}
 	/* The entry first, while nothing points at it; then the one store that publishes it. */
-	if (map_update(d->obj.maps.policies, &st->pidx, &st->c.policy, BPF_ANY) < 0) {
+	if (map_update(d->obj.maps.policies, &st->g.pidx, &st->c.policy, BPF_ANY) < 0) {
 		int r = err_set(err, -errno, "profile %s: writing policy: %s", p->name,
 				strerror(errno));
 
@@ -166,7 +149,7 @@ static int prof_publish(struct krsid *d, struct staged *st, bool *ret_changed, s
 		profile_free(p);
 		return r;
 	}
-	profile_point(d, st->id, st->pidx);
+	profile_point(d, st->g.id, st->g.pidx);
 	if (old) {
 		retire(d, old->slot, old->pidx, old->id, false);
 		profile_free(old->p);
@@ -183,10 +166,10 @@ static int prof_publish(struct krsid *d, struct staged *st, bool *ret_changed, s
 		old = &d->prof[d->n_prof++];
 		memset(old, 0, sizeof(*old));
 		snprintf(old->name, sizeof(old->name), "%s", p->name);
-		old->id = st->id;
+		old->id = st->g.id;
 	}
-	old->slot = st->slot;
-	old->pidx = st->pidx;
+	old->slot = st->g.slot;
+	old->pidx = st->g.pidx;
 	old->mode = p->mode;
 	old->digest = p->digest;
 	old->version = p->version;

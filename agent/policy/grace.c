@@ -58,6 +58,31 @@ uint32_t grace_new_slot(struct grace *g)
 	return g->next_slot++;
 }
 
+int grace_stage_take(struct grace *g, int64_t old_id, struct grace_stage *ret,
+		     const char **ret_what)
+{
+	int64_t id = old_id >= 0 ? old_id : grace_take_id(g);
+	int64_t pidx = grace_take_pidx(g);
+
+	if (id < 0 || pidx < 0) {
+		if (pidx >= 0)
+			grace_mark_pidx(g, (uint32_t)pidx, false);
+		if (id >= 0 && old_id < 0)
+			grace_mark_id(g, (uint32_t)id, false);
+		*ret_what = id < 0 ? "profile id" : "policy entry";
+		return -EBUSY;
+	}
+	*ret = (struct grace_stage){ (uint32_t)id, (uint32_t)pidx, grace_new_slot(g), old_id < 0 };
+	return 0;
+}
+
+void grace_stage_untake(struct grace *g, const struct grace_stage *st)
+{
+	grace_mark_pidx(g, st->pidx, false);
+	if (st->fresh_id)
+		grace_mark_id(g, st->id, false);
+}
+
 int grace_retire(struct grace *g, uint32_t slot, uint32_t pidx, uint32_t id, bool free_id,
 		 uint64_t now)
 {

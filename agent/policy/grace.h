@@ -44,6 +44,22 @@ bool grace_pidx_taken(const struct grace *g, uint32_t pidx);
 /* A fresh slot, never handed out before (slot 0 marks a free policies entry). */
 uint32_t grace_new_slot(struct grace *g);
 
+/*
+ * What staging a profile's new version takes: its id (OLD_ID, the installed version's, or a
+ * free one when OLD_ID is -1: FRESH_ID), a free policies entry and a fresh slot. All or
+ * nothing: -EBUSY names in *RET_WHAT the one that ran out ("profile id", "policy entry"),
+ * and nothing is taken.
+ */
+struct grace_stage {
+	uint32_t id, pidx, slot;
+	bool fresh_id;
+};
+int grace_stage_take(struct grace *g, int64_t old_id, struct grace_stage *ret,
+		     const char **ret_what);
+/* Give back what grace_stage_take() took, when the version is not published (the slot is
+ * never handed out again: nothing is under it once the caller deleted its rules). */
+void grace_stage_untake(struct grace *g, const struct grace_stage *st);
+
 /* Start the grace period of SLOT and entry PIDX (0: none) and, FREE_ID, of ID, at NOW.
  * 0 or -ENOMEM (then nothing is retired: the rules stay and the ids stay taken). */
 int grace_retire(struct grace *g, uint32_t slot, uint32_t pidx, uint32_t id, bool free_id,

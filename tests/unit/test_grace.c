@@ -4,6 +4,8 @@
  * maps. Ids, slots and policies entries are reused only after their grace period; a filter
  * bit is set while one key holds it.
  */
+#include <errno.h>
+
 #include "policy/bitfilter.h"
 #include "policy/grace.h"
 #include "unit.h"
@@ -97,6 +99,38 @@ static void test_grace_kept(void)
 	grace_free(&g);
 }
 
+static void test_grace_stage(void)
+{
+	struct grace g = { .grace_ns = GRACE };
+	struct grace_stage a, b, c;
+	const char *what = NULL;
+	int64_t id;
+
+	CHECK(grace_stage_take(&g, -1, &a, &what) == 0 && a.fresh_id && a.id == 0 && a.pidx == 1 &&
+		      a.slot == 1,
+	      "grace stage: a new profile takes a fresh id, an entry and a slot");
+	CHECK(grace_stage_take(&g, a.id, &b, &what) == 0 && !b.fresh_id && b.id == a.id &&
+		      b.pidx != a.pidx && b.slot != a.slot,
+	      "grace stage: a new version keeps its id, with an entry and slot of its own");
+	grace_stage_untake(&g, &b);
+	CHECK(!grace_pidx_taken(&g, b.pidx) && grace_stage_take(&g, -1, &c, &what) == 0 &&
+		      c.id != a.id && c.slot > b.slot,
+	      "grace stage: untaken, the entry is free again, the id stays its profile's, "
+	      "and no slot is handed out twice");
+	grace_stage_untake(&g, &c);
+	CHECK(grace_take_id(&g) == c.id, "grace stage: a fresh id untaken is free again");
+	/* Every entry taken: staging takes nothing and says what ran out. */
+	while (grace_take_pidx(&g) >= 0)
+		;
+	id = grace_take_id(&g);
+	grace_mark_id(&g, (uint32_t)id, false); /* the lowest free id, what staging tries */
+	CHECK(grace_stage_take(&g, -1, &c, &what) == -EBUSY && !strcmp(what, "policy entry"),
+	      "grace stage: no free policies entry: -EBUSY, named");
+	CHECK(!(g.id_used[id / 64] & (1ULL << (id % 64))),
+	      "grace stage: the id it tried is given back when the entry ran out");
+	grace_free(&g);
+}
+
 static void test_bitfilter(void)
 {
 	struct bitfilter f = { 0 };
@@ -130,5 +164,6 @@ void test_grace(void)
 	test_grace_take();
 	test_grace_periods();
 	test_grace_kept();
+	test_grace_stage();
 	test_bitfilter();
 }

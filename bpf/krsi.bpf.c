@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * krsi: one set of LSM programs for the whole machine, loaded once; krsid attaches each only
- * while some installed profile sets a deny bit it reads (agent/hookset.c). The current task's
- * cgroup, or its nearest registered ancestor, selects a profile; the profile's policy (deny
- * bits, masks, and a rule slot in the LPM tries) decides.
+ * while some installed profile sets a deny bit it reads (agent/policy/hookset.c). The current
+ * task's cgroup, or its nearest registered ancestor, selects a profile; the profile's policy
+ * (deny bits, masks, and a rule slot in the LPM tries) decides.
  *
  * Cost for tasks that no container registered: config.level_mask has a bit for each cgroup
  * depth at which some cgroup is registered. A task looks up only its ancestors at those

@@ -3,7 +3,6 @@
  * Which LSM programs are attached (those some installed profile needs, hookset.h) and the
  * config map's deny bits and level mask.
  */
-
 #include "daemon/krsid.h"
 
 /*

@@ -189,7 +189,7 @@ void ids_sweep(struct krsid *d);
 /* policies.c */
 bool prof_collect(struct krsid *d);
 int prof_reload(struct krsid *d, json_object *changed, json_object *unchanged, json_object *removed,
-		       char *ret_file, size_t file_size, struct krsi_err *err);
+		char *ret_file, size_t file_size, struct krsi_err *err);
 json_object *prof_json(struct krsid *d, const struct installed *ip, bool full);
 json_object *op_profile_list(struct krsid *d);
 json_object *reload_run(struct krsid *d, const char *trigger);

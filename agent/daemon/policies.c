@@ -317,7 +317,7 @@ out:
  * force for those containers (and refuses new ones) until the last one is gone.
  */
 int prof_reload(struct krsid *d, json_object *changed, json_object *unchanged, json_object *removed,
-		       char *ret_file, size_t file_size, struct krsi_err *err)
+		char *ret_file, size_t file_size, struct krsi_err *err)
 {
 	struct profile **loaded = NULL;
 	struct staged *st = NULL;

@@ -35,7 +35,11 @@ if [ "$QUICK" = 1 ]; then
 	SWAPN=100
 	ROUNDS=1
 fi
-OPS="open exec connect mprotect"
+# BASE_OPS everywhere; the per-operation section adds open4, a file four levels deep.
+BASE_OPS="open exec connect mprotect"
+OPS="open open4 exec connect mprotect"
+# The ops a Landlock ruleset sees (6.1's Landlock has no network rules).
+LANDLOCK_OPS="open open4 exec"
 agent_pid=
 
 . /usr/lib/krsi/tests/lib/bundle.sh
@@ -48,7 +52,7 @@ fact() { printf '%s\t%s\n' "$1" "$2" >>"$OUT/agent.tsv"; progress "$1 = $2"; }
 # iter OP: iterations per repetition (fewer in a quick run)
 iter() {
 	local n
-	case $1 in open) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; fsopen) n=2000 ;; create) n=2000 ;; esac
+	case $1 in open | open4) n=10000 ;; exec) n=100 ;; connect) n=2000 ;; mprotect) n=10000 ;; fsopen) n=2000 ;; create) n=2000 ;; esac
 	[ "$QUICK" = 1 ] && n=$((n / 5))
 	echo $n
 }
@@ -114,6 +118,12 @@ $KB profile "$P/bench-10.json" bench-10 10 || fail "profile bench-10"
 $KB profile "$P/bench-allow-10.json" bench-allow-10 10 allow || fail "profile bench-allow-10"
 $KB profile "$P/bench-dirs-10.json" bench-dirs-10 10 dirs || fail "profile bench-dirs-10"
 mkdir -p /krsi-bench/dir-exec/a /krsi-bench/dir-read/a /krsi-bench/dir-write/a # resolved by identity
+# The allow lists' files exist, so that krsid resolves them and a Landlock ruleset can name
+# them (it needs a file to hold); open4's file too, which bench-allow-10 admits by identity.
+mkdir -p /krsi-bench/allow-exec /krsi-bench/allow-read /krsi-bench/allow-write /krsi-bench/allow \
+	/krsi-bench/deep/d3
+touch /krsi-bench/allow-{exec,read,write}/f{0,1,2} /krsi-bench/allow/f3 \
+	/krsi-bench/deep/d3/krsi-bench.file /tmp/krsi-bench.file
 $KB profile "$P/bench-10000.json" bench-10000 10000 || fail "profile bench-10000"
 $KB profile "$P/bench-seccomp.json" bench-seccomp 0 || fail "profile bench-seccomp"
 $KB profile "$P/bench-swap.json" bench-swap 10 || fail "profile bench-swap"
@@ -132,6 +142,13 @@ krsid --unload >/dev/null 2>&1
 op_round() {
 	measure op none /bench-host "$1"
 	measure op seccomp /bench-host "$1" --seccomp
+	# The peers: Landlock rulesets with the same file rules, as far as Landlock expresses them
+	# (krsi-bench landlock_install() says how): no krsi.
+	ll=$(for o in $1; do case " $LANDLOCK_OPS " in *" $o "*) printf '%s ' "$o" ;; esac; done)
+	if [ -n "$ll" ]; then
+		measure op landlock-root /bench-host "$ll" --landlock root
+		measure op landlock-allow /bench-host "$ll" --landlock allow
+	fi
 	PREFIX=$B/krsi-floor measure op floor /bench-host "$1"
 	agent_start
 	measure op attached-idle /bench-host "$1"
@@ -162,7 +179,7 @@ rm -f /krsi-bench/create-file
 
 # ---- 1a. the same idle krsi with its profile directory watched (the default) ----
 WATCH=1 agent_start
-measure op attached-idle-watch /bench-host "$OPS"
+measure op attached-idle-watch /bench-host "$BASE_OPS"
 agent_stop
 
 # ---- 1b. a hook that no installed profile uses: only bench-seccomp installed, which needs no
@@ -240,8 +257,8 @@ progress "scale: creating $NSCALE cgroups"
 s=$(date +%s%N)
 $KB mkcg "$CG/bench-scale" "$NSCALE" || fail "mkcg"
 fact mkcg_guest_s_$NSCALE "$(( ($(date +%s%N) - s) / 1000000 ))e-3"
-measure scale none-0 /bench-scale/c0 "$OPS"
-measure scale none-host /bench-host2/h "$OPS"
+measure scale none-0 /bench-scale/c0 "$BASE_OPS"
+measure scale none-host /bench-host2/h "$BASE_OPS"
 agent_start
 fact rss_kb_0_registered "$(rss_kb "$agent_pid")"
 prev=0
@@ -256,8 +273,8 @@ for n in $SCALE_POINTS; do
 	fi
 	fact register_guest_s_$prev-$n "$(( ($(date +%s%N) - s) / 1000000 ))e-3"
 	prev=$n
-	measure scale "ct-$n" /bench-scale/c0 "$OPS"
-	measure scale "host-$n" /bench-host2/h "$OPS"
+	measure scale "ct-$n" /bench-scale/c0 "$BASE_OPS"
+	measure scale "host-$n" /bench-host2/h "$BASE_OPS"
 done
 fact rss_kb_registered "$(rss_kb "$agent_pid")"
 [ "$(krsictl ps --json | jq '.containers | length')" -ge "$NSCALE" ] || fail "fewer than $NSCALE registered"

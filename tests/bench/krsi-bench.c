@@ -5,11 +5,14 @@
  * Under `tests/vm/run --bench` the guest clock advances one nanosecond per guest instruction,
  * so the CLOCK_MONOTONIC deltas printed here are instruction counts, repeatable to about 0.1%.
  *
- *   krsi-bench run OP [--iter N] [--reps R] [--cgroup DIR] [--seccomp] [--true PATH]
+ *   krsi-bench run OP [--iter N] [--reps R] [--cgroup DIR] [--seccomp] [--landlock MODE]
+ *                     [--true PATH] [--file PATH]
  *       Run OP N times, R times over (after one shorter warm-up round), as a member of the
- *       cgroup DIR (a directory under /sys/fs/cgroup) and under the seccomp filter of
- *       bench-seccomp.json when asked. Prints "OP MEDIAN MIN MAX": guest ns per operation.
- *       OP: open      open(2) + close(2) of a file in /tmp
+ *       cgroup DIR (a directory under /sys/fs/cgroup), under the seccomp filter of
+ *       bench-seccomp.json or a Landlock ruleset (root or allow, below) when asked. Prints
+ *       "OP MEDIAN MIN MAX": guest ns per operation.
+ *       OP: open      open(2) + close(2) of a file in /tmp (--file: another)
+ *           open4     the same of a file four levels deep
  *           exec      vfork + execve of a small static binary (--true) + waitpid
  *           connect   TCP socket + connect to a listener on 127.0.0.1 + accept + close both
  *           mprotect  an anonymous page made R+X, then R again (W^X's hook, both calls)
@@ -30,6 +33,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -54,6 +58,8 @@
 #include "lib/util.h"
 
 #define OPEN_FILE "/tmp/krsi-bench.file"
+/* open4's file, four levels deep: what a file rule that walks the path (Landlock) pays more. */
+#define OPEN_FILE4 "/krsi-bench/deep/d3/krsi-bench.file"
 /* The listener's port, fixed: an ephemeral one lands in another hash bucket each run (±500). */
 #define BENCH_PORT 7777
 #define MAX_REPS 64
@@ -95,6 +101,7 @@ static uint64_t now_ns(void)
 
 struct op_state {
 	const char *true_path;
+	const char *open_path; /* open's file: --file, OPEN_FILE by default */
 	int listen_fd;
 	struct sockaddr_in addr;
 	void *page;
@@ -103,10 +110,10 @@ struct op_state {
 static void op_open(struct op_state *st, long n)
 {
 	for (long i = 0; i < n; i++) {
-		int fd = open(OPEN_FILE, O_RDONLY | O_CLOEXEC);
+		int fd = open(st->open_path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0)
-			die("open %s: %s", OPEN_FILE, strerror(errno));
+			die("open %s: %s", st->open_path, strerror(errno));
 		close(fd);
 	}
 }
@@ -215,6 +222,7 @@ static const struct op {
 	long iter; /* default iterations per repetition */
 } ops[] = {
 	{ "open", op_open, 20000 },
+	{ "open4", op_open, 20000 },
 	{ "exec", op_exec, 200 },
 	{ "connect", op_connect, 3000 },
 	{ "mprotect", op_mprotect, 20000 },
@@ -225,10 +233,17 @@ static const struct op {
 static void op_setup(const struct op *op, struct op_state *st)
 {
 	if (op->fn == op_open) {
-		int fd = open(OPEN_FILE, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		int fd;
 
+		if (!strcmp(op->name, "open4") && st->open_path == (const char *)OPEN_FILE) {
+			st->open_path = OPEN_FILE4;
+			mkdir("/krsi-bench", 0755);
+			mkdir("/krsi-bench/deep", 0755);
+			mkdir("/krsi-bench/deep/d3", 0755);
+		}
+		fd = open(st->open_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 		if (fd < 0)
-			die("create %s: %s", OPEN_FILE, strerror(errno));
+			die("create %s: %s", st->open_path, strerror(errno));
 		close(fd);
 	} else if (op->fn == op_exec) {
 		if (access(st->true_path, X_OK) < 0)
@@ -379,6 +394,79 @@ static void cgroup_join(const char *dir)
 	close(fd);
 }
 
+/*
+ * ---- Landlock: the peer a platform team would use for file rules without krsi ----
+ *
+ * Landlock (in 6.1: ABI 2, files only, no network) handles the kinds of access it is told to
+ * and allows only what a rule grants beneath a path; it cannot deny a file below a directory
+ * that a rule grants. So:
+ *   root   the ruleset of a deny list: read, write and execute handled, one rule granting
+ *          them beneath "/". Nothing is denied: what any Landlock emulation of a deny list
+ *          pays at least (Landlock checks the rules of every directory up to the root).
+ *   allow  the allow lists of bench-allow-10 (krsi-bench profile ... allow): the same files,
+ *          each granted its kind; the loops' files too (what krsi's allow lists admit).
+ * The ruleset restricts this process before the loop, as the seccomp filter does.
+ */
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+#define LL_HANDLED (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | \
+		    LANDLOCK_ACCESS_FS_WRITE_FILE)
+
+static void landlock_grant(int ruleset, const char *path, uint64_t access)
+{
+	struct landlock_path_beneath_attr pb = { .allowed_access = access };
+
+	pb.parent_fd = open(path, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd < 0)
+		die("landlock: %s: %s", path, strerror(errno));
+	if (syscall(__NR_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+		die("landlock: a rule for %s: %s", path, strerror(errno));
+	close(pb.parent_fd);
+}
+
+static void landlock_install(const char *mode, const struct op_state *st)
+{
+	static const char *const kinds[] = { "exec", "read", "write" };
+	static const uint64_t access[] = { LANDLOCK_ACCESS_FS_EXECUTE, LANDLOCK_ACCESS_FS_READ_FILE,
+					   LANDLOCK_ACCESS_FS_WRITE_FILE };
+	struct landlock_ruleset_attr attr = { .handled_access_fs = LL_HANDLED };
+	char path[128];
+	int ruleset;
+
+	ruleset = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		die("landlock: create ruleset: %s (is landlock in lsm=?)", strerror(errno));
+	if (!strcmp(mode, "root")) {
+		landlock_grant(ruleset, "/", LL_HANDLED);
+	} else if (!strcmp(mode, "allow")) {
+		/* bench-allow-10's lists: three files of each kind that the loops never touch,
+		 * /krsi-bench/allow/f3, and what the loops do: krsi-true is run and read, the
+		 * open loop's file read and written. */
+		for (int k = 0; k < 3; k++) {
+			for (int i = 0; i < 3; i++) {
+				snprintf(path, sizeof(path), "/krsi-bench/allow-%s/f%d", kinds[k], i);
+				landlock_grant(ruleset, path, access[k]);
+			}
+			landlock_grant(ruleset, "/krsi-bench/allow/f3", access[k]);
+		}
+		landlock_grant(ruleset, st->true_path,
+			       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
+		landlock_grant(ruleset, st->open_path,
+			       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+	} else {
+		die("--landlock %s: expected root or allow", mode);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
+		die("landlock: restrict: %s", strerror(errno));
+	close(ruleset);
+	if (!strcmp(mode, "allow") && open("/etc/hostname", O_RDONLY | O_CLOEXEC) >= 0)
+		die("landlock allow: /etc/hostname was not denied");
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -388,9 +476,10 @@ static int cmp_double(const void *a, const void *b)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .listen_fd = -1 };
+	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .open_path = OPEN_FILE,
+			       .listen_fd = -1 };
 	const struct op *op = NULL;
-	const char *cgroup = NULL;
+	const char *cgroup = NULL, *landlock = NULL;
 	bool filter = false;
 	long iter = 0, reps = 5;
 	double v[MAX_REPS];
@@ -415,6 +504,10 @@ static int cmd_run(int argc, char **argv)
 			cgroup = argv[++i];
 		else if (!strcmp(argv[i], "--true"))
 			st.true_path = argv[++i];
+		else if (!strcmp(argv[i], "--file"))
+			st.open_path = argv[++i];
+		else if (!strcmp(argv[i], "--landlock"))
+			landlock = argv[++i];
 		else
 			die("run: unknown option %s", argv[i]);
 	}
@@ -427,6 +520,8 @@ static int cmd_run(int argc, char **argv)
 	if (filter)
 		seccomp_install();
 	op_setup(op, &st);
+	if (landlock)
+		landlock_install(landlock, &st);
 	op->fn(&st, iter / 10 + 1); /* warm-up: caches, page tables, the dentry */
 	for (long r = 0; r < reps; r++) {
 		uint64_t t0 = now_ns();
@@ -517,8 +612,9 @@ static int cmd_profile(int argc, char **argv)
 		die("%s: %s", argv[0], strerror(errno));
 	fprintf(f, "{\n\"name\": \"%s\",\n\"version\": 1,\n\"mode\": \"enforce\",\n", argv[1]);
 	if (allow) {
-		static const char *const admit[] = { "/usr/lib/krsi/bench/krsi-true", OPEN_FILE,
-						     OPEN_FILE };
+		static const char *const admit[] = { "/usr/lib/krsi/bench/krsi-true",
+						     OPEN_FILE "\", \"" OPEN_FILE4,
+						     OPEN_FILE "\", \"" OPEN_FILE4 };
 
 		fprintf(f, "\"schema\": 2,\n\"allow\": {\n");
 		for (int k = 0; k < 3; k++) {

@@ -89,7 +89,6 @@ struct client {
 struct krsid {
 	const char *profile_dir, *socket_path, *events_path, *log_path, *default_profile;
 	bool verbose;
-	FILE *log;
 	FILE *events;
 	struct bpfobj obj;
 	struct kernel_features kf;

@@ -16,7 +16,7 @@ HOOK_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 HOOK_SRC := oci-hooks/krsi-oci-hook.c oci-hooks/oci_state.c agent/lib/jsonr.c agent/lib/cgroup.c \
 	agent/lib/proto_connect.c agent/lib/request.c
 HOOK_OBJ := $(addprefix $(HOOK_DIR)/,$(notdir $(HOOK_SRC:.c=.o)))
-HOOK_CFLAGS := $(filter-out -I$(BUILD),$(KRSI_CFLAGS)) -DKRSI_NO_JSONC -isystem $(HOOK_INC)
+HOOK_CFLAGS := $(filter-out -I$(BUILD),$(KRSI_CFLAGS)) -isystem $(HOOK_INC)
 
 $(HOOK_INC)/.stamp:
 	@command -v $(MUSL_CC) >/dev/null || { echo "krsi-oci-hook: $(MUSL_CC) not found:" \

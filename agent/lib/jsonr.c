@@ -237,29 +237,44 @@ static enum jsonr_type type_at(char c)
 	}
 }
 
-int jsonr_parse_depth(const char *text, size_t len, unsigned int max_depth, struct jsonr_value *ret,
-		      char *why, size_t why_size)
+/*
+ * Check the whole document of S (from TEXT to S->end) as one value with only white space
+ * around it: 0, or -EINVAL or -EBADMSG with *WHY. *DOC gets the value's span once it is
+ * whole, even when data follows it.
+ */
+static int scan_document(struct scan *s, const char *text, struct jsonr_value *doc, char *why,
+			 size_t why_size)
 {
-	/* At most JSONR_MAX_DEPTH: jsonr_fields() and jsonr_index() walk what this checked. */
-	struct scan s = { .end = text + len,
-			  .max_depth = max_depth < JSONR_MAX_DEPTH ? max_depth : JSONR_MAX_DEPTH };
-	const char *p = ws(text, s.end), *e;
+	const char *p = ws(text, s->end), *e = skip_value(s, p, 0);
 
-	e = skip_value(&s, p, 0);
 	if (!e) {
-		if (!s.why)
+		if (!s->why)
 			snprintf(why, why_size, "unexpected end of input");
 		else
-			snprintf(why, why_size, "%s at byte %zu", s.why, (size_t)(s.at - text));
+			snprintf(why, why_size, "%s at byte %zu", s->why, (size_t)(s->at - text));
 		return -EINVAL;
 	}
-	*ret = (struct jsonr_value){ type_at(*p), p, e - p };
-	e = ws(e, s.end);
-	if (e < s.end) {
+	*doc = (struct jsonr_value){ type_at(*p), p, e - p };
+	e = ws(e, s->end);
+	if (e < s->end) {
 		snprintf(why, why_size, "data after the document at byte %zu", (size_t)(e - text));
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+/* At most JSONR_MAX_DEPTH: jsonr_fields() and jsonr_index() walk what was checked. */
+static unsigned int depth_limit(unsigned int max_depth)
+{
+	return max_depth < JSONR_MAX_DEPTH ? max_depth : JSONR_MAX_DEPTH;
+}
+
+int jsonr_parse_depth(const char *text, size_t len, unsigned int max_depth, struct jsonr_value *ret,
+		      char *why, size_t why_size)
+{
+	struct scan s = { .end = text + len, .max_depth = depth_limit(max_depth) };
+
+	return scan_document(&s, text, ret, why, why_size);
 }
 
 int jsonr_parse(const char *text, size_t len, struct jsonr_value *ret, char *why, size_t why_size)
@@ -271,27 +286,13 @@ int jsonr_parse_find(const char *text, size_t len, unsigned int max_depth,
 		     const char *const *keys, unsigned int n_keys, struct jsonr_value *ret,
 		     char *why, size_t why_size)
 {
-	struct scan s = { .end = text + len,
-			  .max_depth = max_depth < JSONR_MAX_DEPTH ? max_depth : JSONR_MAX_DEPTH,
-			  .want = keys, .n_want = n_keys };
-	const char *p = ws(text, s.end), *e;
+	struct scan s = { .end = text + len, .max_depth = depth_limit(max_depth), .want = keys,
+			  .n_want = n_keys };
+	struct jsonr_value doc;
+	int r = scan_document(&s, text, &doc, why, why_size);
 
-	*ret = (struct jsonr_value){ JSONR_NONE, NULL, 0 };
-	e = skip_value(&s, p, 0);
-	if (!e) {
-		if (!s.why)
-			snprintf(why, why_size, "unexpected end of input");
-		else
-			snprintf(why, why_size, "%s at byte %zu", s.why, (size_t)(s.at - text));
-		return -EINVAL;
-	}
-	e = ws(e, s.end);
-	if (e < s.end) {
-		snprintf(why, why_size, "data after the document at byte %zu", (size_t)(e - text));
-		return -EBADMSG;
-	}
-	*ret = s.found;
-	return 0;
+	*ret = r == 0 ? s.found : (struct jsonr_value){ JSONR_NONE, NULL, 0 };
+	return r;
 }
 
 /*

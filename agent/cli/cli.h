@@ -102,6 +102,11 @@ int cli_request_line(const struct krsi_request *rq, char *line);
 /* Send RQ to krsid, its reply in *RET: EXIT_OK, or the exit code with the agent's error (or
  * why it is unreachable) printed. */
 int cli_call(const struct cli *cli, const struct krsi_request *rq, json_object **ret);
+/*
+ * A listing command, whose one option is --json: OP's reply in *RET. CLI_CONTINUE when the
+ * caller prints its table, else the exit code (with --json, the reply printed: EXIT_OK).
+ */
+int cli_listing(struct cli *cli, int argc, char **argv, enum proto_op op, json_object **ret);
 /* O's member KEY as a string, "-" when absent. */
 const char *cli_str(json_object *o, const char *key);
 void cli_print_json(json_object *o);

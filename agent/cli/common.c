@@ -132,3 +132,27 @@ void cli_stream_close(struct cli_stream *s)
 	free(s->buf);
 	*s = (struct cli_stream){ .fd = -1 };
 }
+
+static int json_option(void *opts, int val, const char *arg)
+{
+	if (val == 'j')
+		*(bool *)opts = true;
+	return CLI_CONTINUE;
+}
+
+int cli_listing(struct cli *cli, int argc, char **argv, enum proto_op op, json_object **ret)
+{
+	bool json = false;
+	int r = cli_parse(cli, &argc, &argv, json_option, &json);
+
+	if (r != CLI_CONTINUE)
+		return r;
+	r = cli_call(cli, &(struct krsi_request){ .op = op }, ret);
+	if (r)
+		return r;
+	if (json) {
+		cli_print_json(*ret);
+		return EXIT_OK;
+	}
+	return CLI_CONTINUE;
+}

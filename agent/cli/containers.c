@@ -2,29 +2,14 @@
 /* krsictl ps, register, unregister and assign: the registered containers. */
 #include "cli/cli.h"
 
-static int json_option(void *opts, int val, const char *arg)
-{
-	if (val == 'j')
-		*(bool *)opts = true;
-	return CLI_CONTINUE;
-}
-
 static int ps_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
 	json_object *v;
-	bool json = false;
-	int r = cli_parse(cli, &argc, &argv, json_option, &json);
+	int r = cli_listing(cli, argc, argv, PROTO_PS, &rep);
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_PS }, &rep);
-	if (r)
-		return r;
-	if (json) {
-		cli_print_json(rep);
-		return 0;
-	}
 	json_object_object_get_ex(rep, "containers", &v);
 	printf("%-24s %-32s %-20s %-8s %8s %8s\n", "CONTAINER", "CGROUP", "PROFILE", "MODE",
 	       "DENIED", "AUDITED");

@@ -7,13 +7,6 @@
 #include "policy/learn.h"
 #include "policy/profile.h"
 
-static int json_option(void *opts, int val, const char *arg)
-{
-	if (val == 'j')
-		*(bool *)opts = true;
-	return CLI_CONTINUE;
-}
-
 static const char *list_note(json_object *e)
 {
 	if (json_object_get_boolean(json_object_object_get(e, "removed")))
@@ -27,18 +20,10 @@ static int list_run(struct cli *cli, int argc, char **argv)
 {
 	_cleanup_json_ json_object *rep = NULL;
 	json_object *v;
-	bool json = false;
-	int r = cli_parse(cli, &argc, &argv, json_option, &json);
+	int r = cli_listing(cli, argc, argv, PROTO_PROFILE_LIST, &rep);
 
 	if (r != CLI_CONTINUE)
 		return r;
-	r = cli_call(cli, &(struct krsi_request){ .op = PROTO_PROFILE_LIST }, &rep);
-	if (r)
-		return r;
-	if (json) {
-		cli_print_json(rep);
-		return 0;
-	}
 	json_object_object_get_ex(rep, "profiles", &v);
 	printf("%-24s %8s %-8s %10s %-16s\n", "PROFILE", "VERSION", "MODE", "CONTAINERS", "DIGEST");
 	for (size_t i = 0; i < json_object_array_length(v); i++) {

@@ -553,8 +553,11 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 
 		if (inode_rule(&ik))
 			return 0;
-		/* A name in an allowed directory admits only a file that has no other. */
-		if (inode->__i_nlink <= 1) {
+		/*
+		 * A name in an allowed directory admits only a file that has no other. A
+		 * directory has one name whatever its link count says (its subdirectories' "..").
+		 */
+		if (inode->__i_nlink <= 1 || (inode->i_mode & S_IFMT) == S_IFDIR) {
 			k = fpath_get(fp, f);
 			if (dir_walk(c, f, ik.kind, &at_root) == WALK_MATCH)
 				return 0;

@@ -243,6 +243,12 @@ b=$(report_mark c-read read deny "\"path\":\"$K/secret\"")
 check "ka-read: a file no read allow rule names cannot be read" probe_says EPERM ka-read read $K/secret
 check "ka-read: reported" new_report "$b" c-read read deny "\"match\":\"not allowed\""
 check "ka-read: writing is not restricted by a read allow list" probe_says ok ka-read write $K/other-file
+mkdir -p $K/pub/sub/subsub $K/closed/sub
+check "ka-read: a directory below an allowed directory can be read (listed)" \
+	probe_says ok ka-read read $K/pub/sub/subsub
+check "ka-read: ... with subdirectories too (a link count above 2 is not other names)" \
+	probe_says ok ka-read read $K/pub/sub
+check "ka-read: a directory outside every allowed one cannot" probe_says EPERM ka-read read $K/closed/sub
 check "ka-read: exec of a file that may be read runs" \
 	probe_says ok ka-read exec "$PROBE" read $K/pub/file
 check "ka-read: exec of one that may not be read fails (exec opens it for reading)" \

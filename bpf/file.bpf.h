@@ -574,6 +574,22 @@ static __always_inline int file_rules(struct ctx *c, struct file *f, __u32 kind,
 }
 
 /*
+ * F is the program an execve of the current task is loading: the task is in execve and its
+ * new mm's exe_file is F (set before the program's segments are mapped), the same struct file
+ * that bprm_check_security saw.
+ */
+static __always_inline bool exec_own_program(struct file *f)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm;
+
+	if (!BPF_CORE_READ_BITFIELD(task, in_execve))
+		return false;
+	mm = task->mm;
+	return mm && mm->exe_file == f;
+}
+
+/*
  * Code from file F reaches the task (CALL: execve, or a PROT_EXEC mapping). DPATH: the hook
  * may resolve paths (not file_mprotect, which runs under the mmap lock).
  */

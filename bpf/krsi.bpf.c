@@ -473,6 +473,9 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 	}
 	if (!file && !deny_anywhere(KRSI_HOOK_WX))
 		return 0;
+	/* execve mapping its own program (below): with no W^X anywhere, nothing else to check. */
+	if (file && !deny_anywhere(KRSI_HOOK_WX) && exec_own_program(file))
+		return 0;
 	if (!policy_get(&c))
 		return 0;
 	if (c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
@@ -485,7 +488,15 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 	}
 	if (!file)
 		return 0;
-	ret = exec_check(&c, file, KRSI_CALL_MMAP, true);
+	/*
+	 * execve mapping its own program: bprm_check_security (always attached) checked this
+	 * very file with these exec rules, so it is not checked twice. The loader (PT_INTERP)
+	 * that execve maps next is another file, and is checked here.
+	 */
+	if (exec_own_program(file))
+		ret = 0;
+	else
+		ret = exec_check(&c, file, KRSI_CALL_MMAP, true);
 	if (!ret && c.pol->deny & KRSI_DENY(KRSI_HOOK_WX))
 		exec_mark(file);
 	return ret;

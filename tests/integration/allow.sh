@@ -236,6 +236,29 @@ check "ka-enf: it does not (the interpreter is checked as its own exec)" \
 	probe_says EPERM ka-enf exec $K/bin/script
 check "ka-enf: reported" new_report "$b" c-enf exec deny "\"path\":\"$K/other-exec\",\"call\":\"execve\""
 
+# A program's loader (PT_INTERP) is mapped by execve itself, after the program was checked: the
+# program's own segments are not checked again there, the loader is. dyn-other is echo, in an
+# allowed directory, with a copy of ld.so outside every allowed directory as its loader (the
+# same length of path, patched in place).
+cp $LDSO $K/ld-linux-x86-64.so2
+sed 's|/lib64/ld-linux-x86-64.so.2|/tmp/ka/ld-linux-x86-64.so2|' /bin/echo >$K/bin/dyn-other
+chmod 755 $K/bin/dyn-other
+check "host: a program whose loader is a copy of ld.so runs" probe_says ok "" exec $K/bin/dyn-other ok
+# killed_by_segv CGROUP CMD...: the execve passed its point of no return and failed to map.
+killed_by_segv() {
+	local cg=$1 out rc; shift
+	out=$(in_cg "$cg" "$@" 2>&1)
+	rc=$?
+	echo "exit $rc, output '$out'"
+	[ "$rc" = 139 ] && ! grep -qx ok <<<"$out"
+}
+b=$(report_mark c-enf exec deny "\"path\":\"$K/ld-linux-x86-64.so2\",\"call\":\"mmap\"")
+check "ka-enf: it does not: execve maps the loader, which no allow rule admits (SIGSEGV)" \
+	killed_by_segv ka-enf "$PROBE" exec $K/bin/dyn-other ok
+check "ka-enf: reported as the loader's mmap" \
+	new_report "$b" c-enf exec deny "\"path\":\"$K/ld-linux-x86-64.so2\",\"call\":\"mmap\""
+check_output "ka-enf: a program with the allowed loader runs" '^ok$' in_cg ka-enf "$PROBE" exec $K/bin/prog ok
+
 # ---- read ----
 check "ka-read: the probe runs (its binary and libraries may be read)" \
 	probe_says ok ka-read read $K/pub/file

@@ -121,7 +121,7 @@ bench:
 	@rm -rf $(BENCH_STAGE) && image/stage.sh $(BENCH_STAGE) >/dev/null
 	@$(MAKE) --no-print-directory bench-install DESTDIR=$(CURDIR)/$(BENCH_STAGE) >/dev/null
 	@rm -rf $(BENCH_RESULTS) && mkdir -p $(BENCH_RESULTS)
-	@s=$$(date +%s); tests/vm/run --bench --stage $(BENCH_STAGE) --results $(BENCH_RESULTS) \
+	@s=$$(date +%s); tests/vm/run --bench --lsm capability,landlock,yama,apparmor,bpf --stage $(BENCH_STAGE) --results $(BENCH_RESULTS) \
 		--timeout 3600 -- "KRSI_BENCH_QUICK=$(BENCH_QUICK) /usr/lib/krsi/bench/guest.sh"; \
 	rc=$$?; echo "host_wall_s	$$(( $$(date +%s) - s ))" >>$(BENCH_RESULTS)/agent.tsv; exit $$rc
 	@tests/bench/report.py $(BENCH_RESULTS) $(BENCH_MD)

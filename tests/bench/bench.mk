@@ -28,5 +28,6 @@ bench-install: $(BENCH_ALL)
 	install -D -m 0755 $(BUILD)/krsi-floor $(DESTDIR)/usr/lib/krsi/bench/krsi-floor
 	install -D -m 0644 $(BUILD)/floor.bpf.o $(DESTDIR)/usr/lib/krsi/bench/floor.bpf.o
 	install -D -m 0755 tests/bench/guest.sh $(DESTDIR)/usr/lib/krsi/bench/guest.sh
+	install -D -m 0755 tests/bench/workload.sh $(DESTDIR)/usr/lib/krsi/bench/workload.sh
 
 .PHONY: bench-programs bench-install

@@ -27,6 +27,7 @@ NSCALE=16384 # KRSI_MAX_CGROUPS: the curve's last point
 RULES="10 100 1000 10000" # a profile file holds at most 262,144 bytes: 16,384 entries of these paths do not fit
 SCALE_POINTS="1 10 100 1000 $NSCALE" # registered cgroups at each measurement
 SWAPN=1000
+WL_ROUNDS=3 # of the workload section
 ITER=()
 if [ "$QUICK" = 1 ]; then
 	NSCALE=300
@@ -34,12 +35,17 @@ if [ "$QUICK" = 1 ]; then
 	SCALE_POINTS="1 10 100 $NSCALE"
 	SWAPN=100
 	ROUNDS=1
+	WL_ROUNDS=1
 fi
 # BASE_OPS everywhere; the per-operation section adds open4, a file four levels deep.
 BASE_OPS="open exec connect mprotect"
 OPS="open open4 exec connect mprotect"
-# The ops a Landlock ruleset sees (6.1's Landlock has no network rules).
+# The ops a Landlock ruleset sees (6.1's Landlock has no network rules); AppArmor's.
 LANDLOCK_OPS="open open4 exec"
+APPARMOR_OPS="open open4 exec connect"
+# The workload (tests/bench/workload.sh): its tree, its listener's port.
+WL=/krsi-bench/wl
+WL_PORT=7778
 agent_pid=
 
 . /usr/lib/krsi/tests/lib/bundle.sh
@@ -124,6 +130,18 @@ mkdir -p /krsi-bench/allow-exec /krsi-bench/allow-read /krsi-bench/allow-write /
 	/krsi-bench/deep/d3
 touch /krsi-bench/allow-{exec,read,write}/f{0,1,2} /krsi-bench/allow/f3 \
 	/krsi-bench/deep/d3/krsi-bench.file /tmp/krsi-bench.file
+# The peers' profiles: the same rules as AppArmor profiles (krsi-bench apparmor_write() says
+# what AppArmor cannot express), loaded now; krsi-bench enters one after its set-up.
+grep -qw apparmor /sys/kernel/security/lsm || fail "apparmor is not in lsm= (make bench boots it)"
+mkdir -p "$W/apparmor"
+$KB apparmor "$W/apparmor/bench-10" bench-10 10 || fail "apparmor bench-10"
+$KB apparmor "$W/apparmor/bench-allow-10" bench-allow-10 10 allow || fail "apparmor bench-allow-10"
+$KB apparmor "$W/apparmor/bench-wl-allow" bench-wl-allow workload || fail "apparmor bench-wl-allow"
+for f in "$W"/apparmor/*; do
+	apparmor_parser -r -K "$f" 2>&1 | sed 's/^/apparmor_parser: /' || fail "apparmor_parser $f"
+	grep -q "^$(basename "$f") (enforce)" /sys/kernel/security/apparmor/profiles ||
+		fail "AppArmor profile $(basename "$f") is not loaded"
+done
 $KB profile "$P/bench-10000.json" bench-10000 10000 || fail "profile bench-10000"
 $KB profile "$P/bench-seccomp.json" bench-seccomp 0 || fail "profile bench-seccomp"
 $KB profile "$P/bench-swap.json" bench-swap 10 || fail "profile bench-swap"
@@ -148,6 +166,11 @@ op_round() {
 	if [ -n "$ll" ]; then
 		measure op landlock-root /bench-host "$ll" --landlock root
 		measure op landlock-allow /bench-host "$ll" --landlock allow
+	fi
+	aa=$(for o in $1; do case " $APPARMOR_OPS " in *" $o "*) printf '%s ' "$o" ;; esac; done)
+	if [ -n "$aa" ]; then
+		measure op apparmor-10 /bench-host "$aa" --apparmor bench-10
+		measure op apparmor-allow /bench-host "$aa" --apparmor bench-allow-10
 	fi
 	PREFIX=$B/krsi-floor measure op floor /bench-host "$1"
 	agent_start
@@ -247,6 +270,57 @@ krsictl ps --json | jq -e '.containers | length == 0' >/dev/null ||
 	fail "containers are still registered after crun removed their cgroups"
 progress "start: $(awk -F'\t' '$1 == "start" { s[$2] = s[$2] " " int($4 / 1000000) "M" } END { for (k in s) printf "%s:%s  ", k, s[k] }' "$OUT/bench.tsv")"
 agent_stop
+
+# ---- 1d. a workload: tests/bench/workload.sh in a container under each confinement ----
+# Its cost is the instructions its cgroup executed (cpu.stat usage_usec: the guest clock counts
+# instructions, so one usec is a thousand), krsid stopped as for the loops. The listener runs
+# outside the container. Before the scale section, like the container start.
+progress "workload: making its archive"
+mkdir -p "$WL/tree" "$CG/bench-wl" "$CG/bench-wl-default" "$CG/bench-wl-10" "$CG/bench-wl-allow"
+for k in $(seq 0 39); do mkdir -p "$WL/tree/d$k"; done
+awk -v t="$WL/tree" 'BEGIN { for (k = 0; k < 40; k++) for (j = 0; j < 50; j++) {
+	f = t "/d" k "/f" j
+	for (l = 1; l <= 40; l++)
+		printf "line %d of d%d/f%d: the quick brown fox jumps over the lazy dog\n", l, k, j > f
+	print "needle " k " " j > f; close(f) } }' || fail "the workload's tree"
+tar -cf "$WL/wl.tar" -C "$WL/tree" . && rm -rf "$WL/tree" || fail "the workload's archive"
+$KB profile "$P/bench-wl-allow.json" bench-wl-allow 10 workload || fail "profile bench-wl-allow"
+cg_usec() { awk '$1 == "usage_usec" { print $2 }' "$CG$1/cpu.stat"; }
+# wl_once CONFIG CGROUP [krsi-bench exec options]: one run, one line in bench.tsv
+wl_once() {
+	local cfg=$1 cg=$2 a b
+	shift 2
+	[ -n "$agent_pid" ] && kill -STOP "$agent_pid"
+	a=$(cg_usec "$cg")
+	$KB exec --cgroup "$CG$cg" "$@" -- $B/workload.sh "$WL" "$WL_PORT" ||
+		{ [ -n "$agent_pid" ] && kill -CONT "$agent_pid"; fail "workload under $cfg"; }
+	b=$(cg_usec "$cg")
+	[ -n "$agent_pid" ] && kill -CONT "$agent_pid"
+	printf 'workload\t%s\tworkload\t%s\t%s\t%s\n' "$cfg" "$(( (b - a) * 1000 ))" \
+		"$(( (b - a) * 1000 ))" "$(( (b - a) * 1000 ))" >>"$OUT/bench.tsv"
+}
+$KB serve "$WL_PORT" &
+serve_pid=$!
+wl_once warm-up /bench-wl # the page cache, the dentries: no configuration pays the first run
+for r in $(seq "$WL_ROUNDS"); do
+	wl_once none /bench-wl
+	wl_once apparmor-10 /bench-wl --apparmor bench-10
+	wl_once apparmor-allow /bench-wl --apparmor bench-wl-allow
+	wl_once landlock-root /bench-wl --landlock root
+	wl_once landlock-allow /bench-wl --landlock workload
+	agent_start
+	register bench-wl-default /bench-wl-default default
+	register bench-wl-10 /bench-wl-10 bench-10
+	register bench-wl-allow /bench-wl-allow bench-wl-allow
+	wl_once host /bench-wl
+	wl_once ct-default /bench-wl-default
+	wl_once ct-10 /bench-wl-10
+	wl_once ct-allow /bench-wl-allow
+	agent_stop
+	progress "workload round $r of $WL_ROUNDS: $(awk -F'\t' '$1 == "workload" { s[$2] = int($4 / 1000000) "M" } END { for (k in s) printf "%s %s  ", k, s[k] }' "$OUT/bench.tsv")"
+done
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null
+rm -f "$P/bench-wl-allow.json"
 
 # ---- 2. scale: 1, 100, 10,000 registered cgroups (bench-10); the task sits in the first ----
 # The registered cgroups are at depth 2 (/bench-scale/cN), so is the host task

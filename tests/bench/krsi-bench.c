@@ -6,16 +6,20 @@
  * so the CLOCK_MONOTONIC deltas printed here are instruction counts, repeatable to about 0.1%.
  *
  *   krsi-bench run OP [--iter N] [--reps R] [--cgroup DIR] [--seccomp] [--landlock MODE]
- *                     [--true PATH] [--file PATH]
+ *                     [--apparmor PROFILE] [--true PATH] [--file PATH]
  *       Run OP N times, R times over (after one shorter warm-up round), as a member of the
  *       cgroup DIR (a directory under /sys/fs/cgroup), under the seccomp filter of
- *       bench-seccomp.json or a Landlock ruleset (root or allow, below) when asked. Prints
- *       "OP MEDIAN MIN MAX": guest ns per operation.
+ *       bench-seccomp.json, a Landlock ruleset (root or allow, below) or a loaded AppArmor
+ *       profile when asked. Prints "OP MEDIAN MIN MAX": guest ns per operation.
  *       OP: open      open(2) + close(2) of a file in /tmp (--file: another)
  *           open4     the same of a file four levels deep
  *           exec      vfork + execve of a small static binary (--true) + waitpid
  *           connect   TCP socket + connect to a listener on 127.0.0.1 + accept + close both
  *           mprotect  an anonymous page made R+X, then R again (W^X's hook, both calls)
+ *   krsi-bench exec [--cgroup DIR] [--landlock MODE] [--apparmor PROFILE] -- CMD [ARG...]
+ *       Run CMD the same way confined (the workload; Landlock's "workload" mode grants what
+ *       tests/bench/workload.sh needs, as bench-workload's allow lists do).
+ *   krsi-bench serve PORT                   accept and close connections on 127.0.0.1:PORT
  *   krsi-bench mkcg DIR N                   create DIR/c0 .. DIR/c{N-1} (DIR too)
  *   krsi-bench register CGPATH FROM TO PROFILE
  *       register the cgroups CGPATH/c{FROM} .. c{TO-1} (CGPATH relative to the cgroup2 mount)
@@ -27,6 +31,9 @@
  *       "allow", schema 2 and allow lists for exec, read, write and connect that admit what
  *       the loops do (five entries each, the admitting one last; read also admits krsi-true, which
  *       exec opens for reading)
+ *   krsi-bench apparmor FILE NAME N [allow]
+ *       the same rules as an AppArmor profile NAME, as far as AppArmor 3.0 on Linux 6.1
+ *       expresses them (apparmor_write() says what it cannot)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -60,6 +67,10 @@
 #define OPEN_FILE "/tmp/krsi-bench.file"
 /* open4's file, four levels deep: what a file rule that walks the path (Landlock) pays more. */
 #define OPEN_FILE4 "/krsi-bench/deep/d3/krsi-bench.file"
+/* create's file, made and removed */
+#define CREATE_FILE "/krsi-bench/create-file"
+/* tests/bench/workload.sh's tree: its archive, what it unpacks, what it writes */
+#define WL_DIR "/krsi-bench/wl"
 /* The listener's port, fixed: an ephemeral one lands in another hash bucket each run (±500). */
 #define BENCH_PORT 7777
 #define MAX_REPS 64
@@ -201,7 +212,6 @@ static void op_fsopen(struct op_state *st, long n)
  * open(2) with O_CREAT of a new file, close, unlink: the name hooks that write rules attach
  * (inode_create, inode_unlink), allowed everywhere (no rule names the file).
  */
-#define CREATE_FILE "/krsi-bench/create-file"
 static void op_create(struct op_state *st, long n)
 {
 	(void)st;
@@ -456,8 +466,16 @@ static void landlock_install(const char *mode, const struct op_state *st)
 			       LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
 		landlock_grant(ruleset, st->open_path,
 			       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+	} else if (!strcmp(mode, "workload")) {
+		/* bench-wl-allow's lists (wl_profile()): programs and libraries under /usr,
+		 * configuration, the workload's tree and /dev/null. */
+		landlock_grant(ruleset, "/usr", LL_HANDLED & ~LANDLOCK_ACCESS_FS_WRITE_FILE);
+		landlock_grant(ruleset, "/etc", LANDLOCK_ACCESS_FS_READ_FILE);
+		landlock_grant(ruleset, "/proc", LANDLOCK_ACCESS_FS_READ_FILE);
+		landlock_grant(ruleset, WL_DIR, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+		landlock_grant(ruleset, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
 	} else {
-		die("--landlock %s: expected root or allow", mode);
+		die("--landlock %s: expected root, allow or workload", mode);
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
 	    syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
@@ -465,6 +483,92 @@ static void landlock_install(const char *mode, const struct op_state *st)
 	close(ruleset);
 	if (!strcmp(mode, "allow") && open("/etc/hostname", O_RDONLY | O_CLOEXEC) >= 0)
 		die("landlock allow: /etc/hostname was not denied");
+}
+
+/* ---- AppArmor: the same rules as a profile, loaded by apparmor_parser in the guest ---- */
+
+/*
+ * What AppArmor 3.0's parser and Linux 6.1's AppArmor express of a krsi-bench profile:
+ *   deny form  "file," (every file access; exec inherits the profile), then the deny lists'
+ *              files denied by name, and the flag rules as AppArmor has them: mount, remount,
+ *              umount and pivot_root, ptrace, capability sys_module (module) and bpf (bpf),
+ *              packet, key and raw inet sockets.
+ *   allow      no "file,": only the allow lists' files, with the loops' own (what krsi's
+ *              allow lists admit); the deny lists as above.
+ * Not expressible, so left out: connect addresses (6.1 mediates a socket's family and type,
+ * not its address: "network inet stream," admits every TCP connect), "userns" (no rule before
+ * Linux 6.7), bpf(2) by a task with CAP_SYS_ADMIN (only the capability can be denied).
+ */
+static void apparmor_write(FILE *f, const char *name, long n, bool allow)
+{
+	static const char *const kinds[] = { "exec", "read", "write" };
+	static const char *const perm[] = { "ix", "r", "w" };
+
+	fprintf(f, "# krsi-bench: the rules of %s.json, as far as AppArmor expresses them\n"
+		   "profile %s flags=(attach_disconnected) {\n"
+		   "  capability,\n  network,\n  signal,\n  unix,\n",
+		   name, name);
+	if (!allow) {
+		fprintf(f, "  file,\n");
+	} else {
+		for (int k = 0; k < 3; k++) {
+			for (int i = 0; i < 3; i++)
+				fprintf(f, "  /krsi-bench/allow-%s/f%d %s,\n", kinds[k], i, perm[k]);
+			fprintf(f, "  %s %s,\n", k == 1 ? "/usr/lib/krsi/bench/krsi-true" : "/krsi-bench/allow/f3",
+				perm[k]);
+		}
+		fprintf(f, "  /usr/lib/krsi/bench/krsi-true ix,\n"
+			   "  " OPEN_FILE " rw,\n  " OPEN_FILE4 " rw,\n  " CREATE_FILE " w,\n");
+	}
+	for (int k = 0; k < 3; k++) {
+		long m = n / 4 + (k < n % 4);
+
+		for (long i = 0; i < m; i++)
+			fprintf(f, "  deny /krsi-bench/%s/f%ld %s,\n", kinds[k], i, k ? perm[k] : "x");
+	}
+	fprintf(f, "  deny mount,\n  deny remount,\n  deny umount,\n  deny pivot_root,\n"
+		   "  deny ptrace,\n  deny capability sys_module,\n  deny capability bpf,\n"
+		   "  deny network packet,\n  deny network key,\n"
+		   "  deny network inet raw,\n  deny network inet6 raw,\n}\n");
+}
+
+/* The workload's allow lists (tests/bench/workload.sh), as an AppArmor profile. */
+static void apparmor_write_workload(FILE *f, const char *name)
+{
+	fprintf(f, "# krsi-bench: bench-wl-allow's lists as an AppArmor profile\n"
+		   "profile %s flags=(attach_disconnected) {\n"
+		   "  capability,\n  network,\n  signal,\n  unix,\n"
+		   "  / r,\n  /usr/{,**} mrix,\n  /etc/{,**} r,\n  /proc/{,**} r,\n"
+		   "  /dev/null rw,\n  " WL_DIR "/{,**} rwl,\n}\n", name);
+}
+
+/*
+ * Enter the loaded profile NAME now (not at the next exec): after the loop's set-up, as the
+ * seccomp filter and the Landlock ruleset are installed.
+ */
+static void apparmor_enter(const char *name)
+{
+	char cmd[256], cur[256];
+	int fd = open("/proc/self/attr/apparmor/current", O_RDWR | O_CLOEXEC);
+	ssize_t r;
+	int len = snprintf(cmd, sizeof(cmd), "changeprofile %s", name);
+
+	if (fd < 0)
+		die("apparmor: /proc/self/attr/apparmor/current: %s (is apparmor in lsm=?)", strerror(errno));
+	if (write(fd, cmd, len) != len)
+		die("apparmor: changeprofile %s: %s (is it loaded?)", name, strerror(errno));
+	close(fd);
+	/* An allow-list profile may not read its own attr: then it must deny /etc/hostname. */
+	fd = open("/proc/self/attr/apparmor/current", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		if (open("/etc/hostname", O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES)
+			die("apparmor: %s: /etc/hostname was not denied", name);
+		return;
+	}
+	r = fd < 0 ? -1 : read(fd, cur, sizeof(cur) - 1);
+	if (r <= 0 || strncmp(cur, name, strlen(name)) || cur[strlen(name)] != ' ')
+		die("apparmor: not in profile %s after changeprofile (%.*s)", name, (int)(r > 0 ? r : 0), cur);
+	close(fd);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -479,7 +583,7 @@ static int cmd_run(int argc, char **argv)
 	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .open_path = OPEN_FILE,
 			       .listen_fd = -1 };
 	const struct op *op = NULL;
-	const char *cgroup = NULL, *landlock = NULL;
+	const char *cgroup = NULL, *landlock = NULL, *apparmor = NULL;
 	bool filter = false;
 	long iter = 0, reps = 5;
 	double v[MAX_REPS];
@@ -508,6 +612,8 @@ static int cmd_run(int argc, char **argv)
 			st.open_path = argv[++i];
 		else if (!strcmp(argv[i], "--landlock"))
 			landlock = argv[++i];
+		else if (!strcmp(argv[i], "--apparmor"))
+			apparmor = argv[++i];
 		else
 			die("run: unknown option %s", argv[i]);
 	}
@@ -522,6 +628,8 @@ static int cmd_run(int argc, char **argv)
 	op_setup(op, &st);
 	if (landlock)
 		landlock_install(landlock, &st);
+	if (apparmor)
+		apparmor_enter(apparmor);
 	op->fn(&st, iter / 10 + 1); /* warm-up: caches, page tables, the dentry */
 	for (long r = 0; r < reps; r++) {
 		uint64_t t0 = now_ns();
@@ -603,9 +711,10 @@ static int cmd_profile(int argc, char **argv)
 
 	bool allow = argc == 4 && !strcmp(argv[3], "allow");
 	bool dirs = argc == 4 && !strcmp(argv[3], "dirs");
+	bool workload = argc == 4 && !strcmp(argv[3], "workload");
 
-	if (argc != 3 && !allow && !dirs)
-		die("usage: krsi-bench profile FILE NAME N [allow|dirs]");
+	if (argc != 3 && !allow && !dirs && !workload)
+		die("usage: krsi-bench profile FILE NAME N [allow|dirs|workload]");
 	n = parse_num("N", argv[2]);
 	f = fopen(argv[0], "we");
 	if (!f)
@@ -629,6 +738,14 @@ static int cmd_profile(int argc, char **argv)
 		fprintf(f, "  \"connect\": [\"10.1.0.0/16:80\", \"10.2.0.0/16:80\", "
 			   "\"10.3.0.0/16:80\", \"10.4.0.0/16:80\", \"127.0.0.1\"]\n},\n");
 	}
+	if (workload) /* what tests/bench/workload.sh does, and no more */
+		fprintf(f, "\"schema\": 2,\n\"allow\": {\n"
+			   "  \"exec_dirs\": [\"/usr\"],\n"
+			   "  \"read_dirs\": [\"/usr\", \"/etc\", \"/proc\", \"" WL_DIR "\"],\n"
+			   "  \"read\": [\"/dev/null\"],\n"
+			   "  \"write_dirs\": [\"" WL_DIR "\"],\n"
+			   "  \"write\": [\"/dev/null\"],\n"
+			   "  \"connect\": [\"127.0.0.1\"]\n},\n");
 	fprintf(f, "\"description\": \"krsi-bench: %ld deny entries that the benchmark never "
 		   "matches, and the rules a seccomp filter can express\",\n", n);
 	/* Directory rules of each path kind, which the loop's files are not below. */
@@ -656,10 +773,84 @@ static int cmd_profile(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_apparmor(int argc, char **argv)
+{
+	bool allow = argc == 4 && !strcmp(argv[3], "allow");
+	bool workload = argc == 3 && !strcmp(argv[2], "workload");
+	FILE *f;
+
+	if (argc != 3 && !allow)
+		die("usage: krsi-bench apparmor FILE NAME N [allow] | FILE NAME workload");
+	f = fopen(argv[0], "we");
+	if (!f)
+		die("%s: %s", argv[0], strerror(errno));
+	if (workload)
+		apparmor_write_workload(f, argv[1]);
+	else
+		apparmor_write(f, argv[1], parse_num("N", argv[2]), allow);
+	if (fclose(f))
+		die("%s: %s", argv[0], strerror(errno));
+	return 0;
+}
+
+/* serve PORT: accept connections on 127.0.0.1:PORT and close them, until killed. */
+static int cmd_serve(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int one = 1, s;
+
+	if (argc != 1)
+		die("usage: krsi-bench serve PORT");
+	a.sin_port = htons((uint16_t)parse_num("PORT", argv[0]));
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 512) < 0)
+		die("serve: listener on 127.0.0.1:%s: %s", argv[0], strerror(errno));
+	for (;;) {
+		int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+
+		if (c >= 0)
+			close(c);
+		else if (errno != EINTR && errno != ECONNABORTED)
+			die("serve: accept: %s", strerror(errno));
+	}
+}
+
+/* exec: a command (the workload) confined the way run confines its loop. */
+static int cmd_exec(int argc, char **argv)
+{
+	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .open_path = OPEN_FILE };
+	const char *cgroup = NULL, *landlock = NULL, *apparmor = NULL;
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		if (i + 1 >= argc)
+			die("exec: option %s needs a value", argv[i]);
+		else if (!strcmp(argv[i], "--cgroup"))
+			cgroup = argv[++i];
+		else if (!strcmp(argv[i], "--landlock"))
+			landlock = argv[++i];
+		else if (!strcmp(argv[i], "--apparmor"))
+			apparmor = argv[++i];
+		else
+			die("exec: unknown option %s", argv[i]);
+	}
+	if (i + 1 >= argc)
+		die("usage: krsi-bench exec [--cgroup DIR] [--landlock MODE] [--apparmor PROFILE] -- CMD [ARG...]");
+	if (cgroup)
+		cgroup_join(cgroup);
+	if (landlock)
+		landlock_install(landlock, &st);
+	if (apparmor)
+		apparmor_enter(apparmor);
+	execv(argv[i + 1], argv + i + 1);
+	die("exec %s: %s", argv[i + 1], strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: krsi-bench run|mkcg|register|profile ... (see the source)\n");
+		fprintf(stderr, "usage: krsi-bench run|exec|serve|mkcg|register|profile|apparmor ... (see the source)\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -671,6 +862,12 @@ int main(int argc, char **argv)
 		return cmd_register(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "profile"))
 		return cmd_profile(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "apparmor"))
+		return cmd_apparmor(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "exec"))
+		return cmd_exec(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "serve"))
+		return cmd_serve(argc - 2, argv + 2);
 	fprintf(stderr, "krsi-bench: unknown command '%s'\n", argv[1]);
 	return 2;
 }

@@ -131,4 +131,16 @@ static __always_inline bool deny_anywhere(__u32 hook)
 	return cfg && cfg->deny_any & KRSI_DENY(hook);
 }
 
+/*
+ * The current task's policy, when it sets one of the deny bits MASK: one lookup for the hooks
+ * that check two kinds (replace and write), which some installed policy must set first.
+ */
+static __always_inline bool policy_with(struct ctx *c, __u64 mask)
+{
+	__u32 zero = 0;
+	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
+
+	return cfg && cfg->deny_any & mask && policy_get(c) && c->pol->deny & mask;
+}
+
 #endif /* KRSI_BPF_CGROUP_H */

@@ -553,14 +553,16 @@ int BPF_PROG(inode_rename, struct inode *old_dir, struct dentry *old_dentry, str
 		if (ret)
 			return ret;
 	}
+	if (!policy_with(&c, KRSI_NAME_HOOKS))
+		return 0;
 	/* What an exec allow list admits first: its report says why more precisely. */
-	if (replace_policy(&c)) {
+	if (replace_in(&c)) {
 		if (dentry_bound(&c, old_dentry))
 			return replace_deny(&c, old_dentry, KRSI_REPLACE_RENAME);
 		if (dentry_bound(&c, new_dentry) || dentry_new_name_admitted(&c, new_dentry))
 			return replace_deny(&c, new_dentry, KRSI_REPLACE_RENAME);
 	}
-	return write_rename(old_dentry, new_dentry);
+	return write_rename_in(&c, old_dentry, new_dentry);
 }
 
 SEC("lsm/inode_link")
@@ -582,9 +584,11 @@ int BPF_PROG(inode_unlink, struct inode *dir, struct dentry *dentry, int ret)
 	ret = detach_check(dentry, KRSI_REPLACE_UNLINK);
 	if (ret)
 		return ret;
-	if (replace_policy(&c) && dentry_bound(&c, dentry))
+	if (!policy_with(&c, KRSI_NAME_HOOKS))
+		return 0;
+	if (replace_in(&c) && dentry_bound(&c, dentry))
 		return replace_deny(&c, dentry, KRSI_REPLACE_UNLINK);
-	return write_existing(dentry, KRSI_REPLACE_UNLINK, false);
+	return write_existing_in(&c, dentry, KRSI_REPLACE_UNLINK, false);
 }
 
 SEC("lsm/inode_rmdir")
@@ -597,9 +601,11 @@ int BPF_PROG(inode_rmdir, struct inode *dir, struct dentry *dentry, int ret)
 	ret = detach_check(dentry, KRSI_REPLACE_RMDIR);
 	if (ret)
 		return ret;
-	if (replace_policy(&c) && dentry_bound(&c, dentry))
+	if (!policy_with(&c, KRSI_NAME_HOOKS))
+		return 0;
+	if (replace_in(&c) && dentry_bound(&c, dentry))
 		return replace_deny(&c, dentry, KRSI_REPLACE_RMDIR);
-	return write_existing(dentry, KRSI_REPLACE_RMDIR, false);
+	return write_existing_in(&c, dentry, KRSI_REPLACE_RMDIR, false);
 }
 
 static __always_inline bool caps_anywhere(int cap)

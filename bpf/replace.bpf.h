@@ -55,10 +55,13 @@ static __always_inline int detach_check(struct dentry *d, __u32 call)
 	return flag_check(KRSI_HOOK_MOUNT, KRSI_MOUNT_DETACH, call, NULL);
 }
 
-static __always_inline bool replace_policy(struct ctx *c)
+/* The deny bits of the name hooks: replace (exec allow lists), then write. */
+#define KRSI_NAME_HOOKS (KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE))
+
+/* C's policy (policy_with(KRSI_NAME_HOOKS)) has an exec allow list to keep in place. */
+static __always_inline bool replace_in(struct ctx *c)
 {
-	return deny_anywhere(KRSI_HOOK_REPLACE) && policy_get(c) &&
-	       (c->pol->deny & KRSI_DENY(KRSI_HOOK_REPLACE));
+	return c->pol->deny & KRSI_DENY(KRSI_HOOK_REPLACE);
 }
 
 static __always_inline int replace_deny(struct ctx *c, struct dentry *d, __u32 call)

@@ -4,7 +4,7 @@
  * file system, has a rule's key (dentry_under()), whether a name is at an exact rule's path or a
  * path was admitted since the rules were resolved, why a file may not change or a name may not be
  * made, the write report, and the checks that the programs call: write_new_name() (after replace),
- * write_existing(), write_mount() and write_rename(). Depends on kdefs.bpf.h, maps.bpf.h,
+ * write_existing(), write_existing_in(), write_mount() and write_rename_in(). Depends on kdefs.bpf.h, maps.bpf.h,
  * cgroup.bpf.h, verdict.bpf.h, file.bpf.h (dentry_is(), name_deny(), ktree_path_stop()) and
  * replace.bpf.h.
  */
@@ -156,10 +156,10 @@ static __always_inline __u32 write_name_guarded(struct ctx *c, struct dentry *n,
 	return layer ? 0 : 1 + KRSI_MATCH_NOT_ALLOWED;
 }
 
-static __always_inline bool write_policy(struct ctx *c)
+/* C's policy (policy_with()) has write rules. */
+static __always_inline bool write_in(struct ctx *c)
 {
-	return deny_anywhere(KRSI_HOOK_OPEN_WRITE) && policy_get(c) &&
-	       (c->pol->deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
+	return c->pol->deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE);
 }
 
 /*
@@ -189,9 +189,11 @@ static __always_inline int write_new_name(struct dentry *n, __u32 call)
 	struct ctx c;
 	__u32 why;
 
-	if (replace_policy(&c) && dentry_new_name_admitted(&c, n))
+	if (!policy_with(&c, KRSI_NAME_HOOKS))
+		return 0;
+	if (replace_in(&c) && dentry_new_name_admitted(&c, n))
 		return replace_deny(&c, n, call);
-	if (!write_policy(&c))
+	if (!write_in(&c))
 		return 0;
 	why = write_name_guarded(&c, n, call == KRSI_REPLACE_MKDIR);
 	return why ? write_deny(&c, n, call, why) : 0;
@@ -199,17 +201,26 @@ static __always_inline int write_new_name(struct dentry *n, __u32 call)
 
 /*
  * CALL changes the existing file or directory D (truncate, unlink, rmdir, a mount over it);
- * CONTENT: its bytes (write_guarded()).
+ * CONTENT: its bytes (write_guarded()). C: the task's policy, from policy_with().
  */
+static __always_inline int write_existing_in(struct ctx *c, struct dentry *d, __u32 call,
+					     bool content)
+{
+	__u32 why;
+
+	if (!write_in(c))
+		return 0;
+	why = write_guarded(c, d, content);
+	return why ? write_deny(c, d, call, why) : 0;
+}
+
 static __always_inline int write_existing(struct dentry *d, __u32 call, bool content)
 {
 	struct ctx c;
-	__u32 why;
 
-	if (!write_policy(&c))
+	if (!policy_with(&c, KRSI_DENY(KRSI_HOOK_OPEN_WRITE)))
 		return 0;
-	why = write_guarded(&c, d, content);
-	return why ? write_deny(&c, d, call, why) : 0;
+	return write_existing_in(&c, d, call, content);
 }
 
 /* A mount over D (sb_mount, move_mount) puts other content at its path. */
@@ -220,25 +231,24 @@ static __always_inline int write_mount(struct dentry *d)
 
 /*
  * write: renaming what a write rule protects, or over it, or onto the path of an exact rule.
- * RENAME_EXCHANGE passes this hook twice, each way.
+ * RENAME_EXCHANGE passes this hook twice, each way. C: the task's policy, from policy_with().
  */
-static __always_inline int write_rename(struct dentry *old, struct dentry *new)
+static __always_inline int write_rename_in(struct ctx *c, struct dentry *old, struct dentry *new)
 {
-	struct ctx c;
 	__u32 why;
 
-	if (!write_policy(&c))
+	if (!write_in(c))
 		return 0;
-	why = write_guarded(&c, old, false);
+	why = write_guarded(c, old, false);
 	if (why)
-		return write_deny(&c, old, KRSI_REPLACE_RENAME, why);
+		return write_deny(c, old, KRSI_REPLACE_RENAME, why);
 	if (BPF_CORE_READ(new, d_inode)) {
-		why = write_guarded(&c, new, false);
+		why = write_guarded(c, new, false);
 		if (why)
-			return write_deny(&c, new, KRSI_REPLACE_RENAME, why);
+			return write_deny(c, new, KRSI_REPLACE_RENAME, why);
 	}
-	why = write_name_guarded(&c, new, (BPF_CORE_READ(old, d_inode, i_mode) & S_IFMT) == S_IFDIR);
-	return why ? write_deny(&c, new, KRSI_REPLACE_RENAME, why) : 0;
+	why = write_name_guarded(c, new, (BPF_CORE_READ(old, d_inode, i_mode) & S_IFMT) == S_IFDIR);
+	return why ? write_deny(c, new, KRSI_REPLACE_RENAME, why) : 0;
 }
 
 #endif /* KRSI_BPF_WRITE_H */

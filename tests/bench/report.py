@@ -308,7 +308,14 @@ def main():
     wl = {c: statistics.median(r) for (s_, c, o), r in runs.items() if s_ == "workload" and c != "warm-up"}
     if "none" in wl and "ct-default" in wl:
         d = wl["ct-default"] / wl["none"] - 1
-        target("the workload under `default`: within 2% of no policy", d <= 0.02, f"{d:+.2%}")
+        got, ok = f"{d:+.2%}", d <= 0.02
+        noise = max(max(x) - min(x) for x in (runs[("workload", c, "workload")]
+                                               for c in ("ct-default", "none"))) / wl["none"]
+        if abs(d - 0.02) < noise:
+            got += (f"; the margin, {abs(d - 0.02):.2%}, is within the runs' spread "
+                    f"({noise:.2%}): this run does not decide it")
+            ok = None
+        target("the workload under `default`: within 2% of no policy", ok, got)
         if "apparmor-10" in wl:
             a = wl["apparmor-10"] / wl["none"] - 1
             noise = max(max(x) - min(x) for x in (runs[("workload", c, "workload")]

@@ -4,9 +4,9 @@
  * file system, has a rule's key (dentry_under()), whether a name is at an exact rule's path or a
  * path was admitted since the rules were resolved, why a file may not change or a name may not be
  * made, the write report, and the checks that the programs call: write_new_name() (after replace),
- * write_existing(), write_existing_in(), write_mount() and write_rename_in(). Depends on kdefs.bpf.h, maps.bpf.h,
- * cgroup.bpf.h, verdict.bpf.h, file.bpf.h (dentry_is(), name_deny(), ktree_path_stop()) and
- * replace.bpf.h.
+ * write_existing(), write_existing_in(), write_mount() and write_rename_in(). Depends on
+ * kdefs.bpf.h, maps.bpf.h, cgroup.bpf.h, verdict.bpf.h, file.bpf.h (dentry_is(), name_deny(),
+ * ktree_path_stop()) and replace.bpf.h.
  */
 #ifndef KRSI_BPF_WRITE_H
 #define KRSI_BPF_WRITE_H

@@ -473,7 +473,8 @@ static void landlock_install(const char *mode, const struct op_state *st)
 		landlock_grant(ruleset, "/etc", LANDLOCK_ACCESS_FS_READ_FILE);
 		landlock_grant(ruleset, "/proc", LANDLOCK_ACCESS_FS_READ_FILE);
 		landlock_grant(ruleset, WL_DIR, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
-		landlock_grant(ruleset, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
+		landlock_grant(ruleset, "/dev/null",
+			       LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE);
 	} else {
 		die("--landlock %s: expected root, allow or workload", mode);
 	}
@@ -836,7 +837,8 @@ static int cmd_exec(int argc, char **argv)
 			die("exec: unknown option %s", argv[i]);
 	}
 	if (i + 1 >= argc)
-		die("usage: krsi-bench exec [--cgroup DIR] [--landlock MODE] [--apparmor PROFILE] -- CMD [ARG...]");
+		die("usage: krsi-bench exec [--cgroup DIR] [--landlock MODE] [--apparmor PROFILE] "
+		    "-- CMD [ARG...]");
 	if (cgroup)
 		cgroup_join(cgroup);
 	if (landlock)
@@ -850,7 +852,8 @@ static int cmd_exec(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: krsi-bench run|exec|serve|mkcg|register|profile|apparmor ... (see the source)\n");
+		fprintf(stderr, "usage: krsi-bench run|exec|serve|mkcg|register|profile|apparmor ... "
+				"(see the source)\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

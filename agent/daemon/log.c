@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* krsid's log (log.h). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,12 +11,14 @@
 static struct {
 	FILE *f;
 	int max_level;
-} sink = { NULL, LOG_INFO };
+	bool journal;
+} sink = { NULL, LOG_INFO, false };
 
-void log_setup(FILE *f, int max_level)
+void log_setup(FILE *f, int max_level, bool journal)
 {
 	sink.f = f;
 	sink.max_level = max_level;
+	sink.journal = journal;
 }
 
 FILE *log_file(void)
@@ -37,6 +40,14 @@ static void log_va(int level, const char *fmt, va_list ap)
 
 	if (level > sink.max_level)
 		return;
+	if (sink.journal) {
+		/* journald stamps the time and the pid; "<N>" is the line's priority */
+		fprintf(f, "<%d>", level);
+		vfprintf(f, fmt, ap);
+		fputc('\n', f);
+		fflush(f);
+		return;
+	}
 	now = time(NULL);
 	localtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * krsid's log: one line per message, "TIME krsid[PID]: message", to stderr or --log FILE, with
- * syslog's levels. Debug lines are written only with -v. The sink is the one piece of state
+ * syslog's levels. Debug lines are written only with -v. Under systemd, where stderr is the
+ * journal's stream, a line is "<LEVEL>message" instead: journald stamps it and keeps the level. The sink is the one piece of state
  * kept outside struct krsid: libbpf's print callback (bpfobj.c) has no argument to carry it.
  */
 #ifndef KRSI_LOG_H
 #define KRSI_LOG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <syslog.h>
 
-/* Write to F (stderr until called) lines of LEVEL and more urgent. */
-void log_setup(FILE *f, int max_level);
+/* Write to F (stderr until called) lines of MAX_LEVEL and more urgent; JOURNAL: "<N>" lines. */
+void log_setup(FILE *f, int max_level, bool journal);
 FILE *log_file(void);
 int log_max_level(void);
 

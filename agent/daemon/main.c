@@ -20,6 +20,7 @@
 #include <sys/timerfd.h>
 
 #include "daemon/krsid.h"
+#include "lib/sdnotify.h"
 
 /* --OPT's argument (optarg) as a number from MIN to MAX; else a message naming WHAT. */
 static bool opt_ulong(const char *opt, const char *what, unsigned long min, unsigned long max,
@@ -52,8 +53,8 @@ static void usage(FILE *f)
 		"  --resolve-timeout  wait at most MS for a container's root to resolve its rules\n"
 		"             (default %d): a root that does not answer fails its registration, and\n"
 		"             keeps its identities, retried later, at a refresh\n"
-		"  --no-watch  reload profiles only on request (krsictl profile reload), not when a\n"
-		"             file of the directory (or a ConfigMap's ..data) changes\n"
+		"  --no-watch  reload profiles only on request (krsictl profile reload, or SIGHUP),\n"
+		"             not when a file of the directory (or a ConfigMap's ..data) changes\n"
 		"  --metrics-socket  Prometheus metrics over HTTP on this unix socket\n"
 		"             (default " METRICS_SOCKET_PATH "; \"\" = none)\n"
 		"  --metrics-port  and on 127.0.0.1:PORT (default: none)\n"
@@ -307,6 +308,7 @@ static int listen_all(struct krsid *d)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP); /* reload the profiles: systemctl reload */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	d->signal_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -353,6 +355,19 @@ static void on_tick(struct krsid *d)
 		ids_refresh(d);
 }
 
+/*
+ * SIGHUP (systemctl reload): reload the profile directory, as `krsictl profile reload` does,
+ * told to the service manager as RELOADING=1 and READY=1 around it.
+ */
+static void on_hangup(struct krsid *d)
+{
+	sd_notify_state("RELOADING=1");
+	log_info("SIGHUP: reloading %s", d->profile_dir);
+	/* a refused reload is logged there, and the running policy stays */
+	json_object_put(reload_run(d, "signal"));
+	sd_notify_state("READY=1");
+}
+
 static void on_ready(struct krsid *d, int fd)
 {
 	uint64_t x;
@@ -371,7 +386,11 @@ static void on_ready(struct krsid *d, int fd)
 	} else if (fd == d->signal_fd) {
 		struct signalfd_siginfo si;
 
-		if (read(d->signal_fd, &si, sizeof(si)) == sizeof(si))
+		if (read(d->signal_fd, &si, sizeof(si)) != sizeof(si))
+			return;
+		if (si.ssi_signo == SIGHUP)
+			on_hangup(d);
+		else
 			d->stop = true;
 	} else if (fd == d->metrics_fd || fd == d->metrics_tcp_fd) {
 		int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
@@ -422,9 +441,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "krsid: log %s: %s\n", d->log_path, strerror(errno));
 			return 1;
 		}
-		log_setup(log, d->verbose ? LOG_DEBUG : LOG_INFO);
+		log_setup(log, d->verbose ? LOG_DEBUG : LOG_INFO, false);
 	} else {
-		log_setup(stderr, d->verbose ? LOG_DEBUG : LOG_INFO);
+		log_setup(stderr, d->verbose ? LOG_DEBUG : LOG_INFO,
+			  journal_stream_is(STDERR_FILENO, getenv("JOURNAL_STREAM")));
 	}
 	bpfobj_log_init();
 	d->ids.write = ids_write;
@@ -451,7 +471,11 @@ int main(int argc, char **argv)
 		 d->watch_fd >= 0 ? "watched" : d->watch ? "not watched yet" : "reloaded on request",
 		 d->metrics_path[0] ? d->metrics_path : "no socket",
 		 d->metrics_port ? " and 127.0.0.1:" : "", port);
+	r = sd_notify_state("READY=1\nSTATUS=enforcing");
+	if (r < 0)
+		log_warn("NOTIFY_SOCKET %s: %s", getenv("NOTIFY_SOCKET"), strerror(-r));
 	loop(d);
+	sd_notify_state("STOPPING=1");
 	/* The programs stay attached: exiting is not disabling (krsid --unload is). */
 	bpfobj_events_consume(&d->obj);
 	log_info("stopping; LSM programs and policies stay in force");

@@ -94,7 +94,11 @@ check_output "profile check names the schema" 'schema 2, enforce: valid' \
 printf '{"name":"x","version":1,"mode":"enforce","allow":{"exec":[]}}' >"$work/x.json"
 check "an allow list in a schema 1 profile is refused, with the reason" \
 	fails_with 'x.json: field "allow": allow lists need "schema": 2' krsictl profile check "$work/x.json"
-krsid -p "$P" --log "$LOG" --events "$work/events.log" --no-watch &
+# krsid runs as systemd runs it (Type=notify): its readiness and reloads go to NOTIFY_SOCKET.
+"$PROBE" notify-recv "$work/notify" 3 >"$work/notify.out" 2>&1 &
+notify_pid=$!
+wait_for test -S "$work/notify" >/dev/null
+NOTIFY_SOCKET=$work/notify krsid -p "$P" --log "$LOG" --events "$work/events.log" --no-watch &
 agent_pid=$!
 check "krsid starts with the allow-list profiles" agent_up
 check "register ka-enf under a-allow" krsictl register c-enf --cgroup /ka-enf --profile a-allow
@@ -284,6 +288,16 @@ sed -i 's/"version": 1/"version": 2/' "$P/a-allow.json"
 check "reload with other-exec allowed" krsictl profile reload
 check "ka-enf: other-exec runs after the reload" probe_says ok ka-enf exec $K/other-exec ok
 check "ka-enf: the copy still does not" probe_says EPERM ka-enf exec $K/data/copy-ok ok
+check_output "krsid told NOTIFY_SOCKET it was ready once it answered" '^READY=1$' \
+	sed -n 1p "$work/notify.out"
+# SIGHUP (systemctl reload): the same reload, told to the service manager around it.
+sed -i 's/"version": 2/"version": 3/' "$P/a-allow.json"
+kill -HUP "$agent_pid"
+check "SIGHUP reloads the profile directory (systemctl reload)" \
+	wait_for sh -c "krsictl profile show a-allow | grep -q '\"version\": 3,'"
+check_output "... told as RELOADING=1, then READY=1 again" '^READY=1 STATUS=enforcing --- RELOADING=1 --- READY=1 ---$' \
+	sh -c "wait $notify_pid 2>/dev/null; tr '\n' ' ' <'$work/notify.out' | sed 's/ $//'"
+check "and krsid still runs" kill -0 "$agent_pid"
 
 check "unregister the three" sh -c 'krsictl unregister c-enf && krsictl unregister c-aud && krsictl unregister c-read'
 check "ka-enf: after unregistration, nothing is restricted" probe_says ok ka-enf exec $K/data/copy-ok ok

@@ -6,6 +6,8 @@
  *
  *   krsi-probe exec PATH [ARG...]     execve (on success the program replaces the probe)
  *   krsi-probe read PATH | write PATH open for reading / writing
+ *   krsi-probe notify-recv PATH N     a service manager's notify socket at PATH: print N
+ *                                     datagrams, one line "---" after each
  *   krsi-probe create PATH            create PATH (O_CREAT | O_EXCL, mode 0755) for writing
  *   krsi-probe rename OLD NEW | link OLD NEW   rename(2) / link(2)
  *   krsi-probe unlink PATH | rmdir PATH        unlink(2) / rmdir(2)
@@ -103,6 +105,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -523,6 +526,27 @@ static int do_traceme(void)
 	return ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0 ? errno : 0;
 }
 
+/* A datagram socket at PATH, as systemd's NOTIFY_SOCKET: print N messages as they come. */
+static int notify_recv(const char *path, int n)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[4096];
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return result(errno);
+	for (int i = 0; i < n; i++) {
+		ssize_t r = recv(fd, buf, sizeof(buf) - 1, 0);
+
+		if (r < 0)
+			return result(errno);
+		buf[r] = 0;
+		printf("%s\n---\n", buf);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *op;
@@ -547,6 +571,8 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	op = argc > 1 ? argv[1] : "";
+	if (!strcmp(op, "notify-recv") && argc == 4)
+		return notify_recv(argv[2], atoi(argv[3]));
 	if (!strcmp(op, "exec") && argc >= 3) {
 		execv(argv[2], argv + 2);
 		return result(errno);

@@ -38,6 +38,7 @@ int main(void)
 	test_resolve_child();
 	test_grace();
 	test_util();
+	test_sdnotify();
 	printf("1..%d\n", unit_n);
 	printf("%d passed, %d failed\n", unit_n - unit_failed, unit_failed);
 	return unit_failed ? 1 : 0;

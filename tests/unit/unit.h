@@ -38,5 +38,6 @@ void test_sockaddr(void);
 void test_resolve_child(void);
 void test_grace(void);
 void test_util(void);
+void test_sdnotify(void);
 
 #endif

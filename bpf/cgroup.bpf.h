@@ -122,13 +122,19 @@ static __always_inline bool policy_get(struct ctx *c)
 	return policy_get_arm(c, false);
 }
 
-/* Some installed policy sets deny bit HOOK: the programs need not look further if none does. */
-static __always_inline bool deny_anywhere(__u32 hook)
+/* Some installed policy sets one of the deny bits MASK: if none does, look no further. */
+static __always_inline bool deny_any_of(__u64 mask)
 {
 	__u32 zero = 0;
 	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
 
-	return cfg && cfg->deny_any & KRSI_DENY(hook);
+	return cfg && cfg->deny_any & mask;
+}
+
+/* Some installed policy sets deny bit HOOK. */
+static __always_inline bool deny_anywhere(__u32 hook)
+{
+	return deny_any_of(KRSI_DENY(hook));
 }
 
 /*
@@ -137,10 +143,7 @@ static __always_inline bool deny_anywhere(__u32 hook)
  */
 static __always_inline bool policy_with(struct ctx *c, __u64 mask)
 {
-	__u32 zero = 0;
-	struct krsi_config *cfg = bpf_map_lookup_elem(&config, &zero);
-
-	return cfg && cfg->deny_any & mask && policy_get(c) && c->pol->deny & mask;
+	return deny_any_of(mask) && policy_get(c) && c->pol->deny & mask;
 }
 
 #endif /* KRSI_BPF_CGROUP_H */

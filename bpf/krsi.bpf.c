@@ -471,10 +471,11 @@ int BPF_PROG(mmap_file, struct file *file, unsigned long reqprot, unsigned long 
 			return 0;
 		return wx_deny(&c, KRSI_CALL_MMAP, KRSI_WX_MAPPED_EXEC, 0, file);
 	}
-	if (!file && !deny_anywhere(KRSI_HOOK_WX))
-		return 0;
-	/* execve mapping its own program (below): with no W^X anywhere, nothing else to check. */
-	if (file && !deny_anywhere(KRSI_HOOK_WX) && exec_own_program(file))
+	/*
+	 * With no W^X anywhere, anonymous memory and execve mapping its own program (below) need
+	 * nothing else.
+	 */
+	if (!deny_anywhere(KRSI_HOOK_WX) && (!file || exec_own_program(file)))
 		return 0;
 	if (!policy_get(&c))
 		return 0;

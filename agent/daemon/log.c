@@ -43,15 +43,12 @@ static void log_va(int level, const char *fmt, va_list ap)
 	if (sink.journal) {
 		/* journald stamps the time and the pid; "<N>" is the line's priority */
 		fprintf(f, "<%d>", level);
-		vfprintf(f, fmt, ap);
-		fputc('\n', f);
-		fflush(f);
-		return;
+	} else {
+		now = time(NULL);
+		localtime_r(&now, &tm);
+		strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(f, "%s krsid[%d]: ", ts, getpid());
 	}
-	now = time(NULL);
-	localtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(f, "%s krsid[%d]: ", ts, getpid());
 	vfprintf(f, fmt, ap);
 	fputc('\n', f);
 	fflush(f);

@@ -2,8 +2,9 @@
 /*
  * krsid's log: one line per message, "TIME krsid[PID]: message", to stderr or --log FILE, with
  * syslog's levels. Debug lines are written only with -v. Under systemd, where stderr is the
- * journal's stream, a line is "<LEVEL>message" instead: journald stamps it and keeps the level. The sink is the one piece of state
- * kept outside struct krsid: libbpf's print callback (bpfobj.c) has no argument to carry it.
+ * journal's stream, a line is "<LEVEL>message" instead: journald stamps it and keeps the level.
+ * The sink is the one piece of state kept outside struct krsid: libbpf's print callback
+ * (bpfobj.c) has no argument to carry it.
  */
 #ifndef KRSI_LOG_H
 #define KRSI_LOG_H

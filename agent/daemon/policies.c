@@ -463,8 +463,8 @@ json_object *op_profile_list(struct krsid *d)
 }
 
 /*
- * Reload the profile directory (TRIGGER: "request", "directory" or "signal"), log it, and publish a
- * "reload" event either way. Returns the reply for a request.
+ * Reload the profile directory (TRIGGER: "request", "directory" or "signal"), log it, and
+ * publish a "reload" event either way. Returns the reply for a request.
  */
 json_object *reload_run(struct krsid *d, const char *trigger)
 {

@@ -155,6 +155,12 @@ echo 0 >/proc/sys/kernel/randomize_va_space
 agent_pid=
 krsid --unload >/dev/null 2>&1
 
+# ops_in "OPS" "SEEN": the operations of OPS that are in SEEN (what a peer can be measured on).
+ops_in() {
+	local o
+	for o in $1; do case " $2 " in *" $o "*) printf '%s ' "$o" ;; esac; done
+}
+
 # ---- 1. per operation: no krsi vs krsi, host task vs containers, vs seccomp ----
 # op_round OPS: every configuration of the table, in this order.
 op_round() {
@@ -162,12 +168,12 @@ op_round() {
 	measure op seccomp /bench-host "$1" --seccomp
 	# The peers: Landlock rulesets with the same file rules, as far as Landlock expresses them
 	# (krsi-bench landlock_install() says how): no krsi.
-	ll=$(for o in $1; do case " $LANDLOCK_OPS " in *" $o "*) printf '%s ' "$o" ;; esac; done)
+	ll=$(ops_in "$1" "$LANDLOCK_OPS")
 	if [ -n "$ll" ]; then
 		measure op landlock-root /bench-host "$ll" --landlock root
 		measure op landlock-allow /bench-host "$ll" --landlock allow
 	fi
-	aa=$(for o in $1; do case " $APPARMOR_OPS " in *" $o "*) printf '%s ' "$o" ;; esac; done)
+	aa=$(ops_in "$1" "$APPARMOR_OPS")
 	if [ -n "$aa" ]; then
 		measure op apparmor-10 /bench-host "$aa" --apparmor bench-10
 		measure op apparmor-allow /bench-host "$aa" --apparmor bench-allow-10

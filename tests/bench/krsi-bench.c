@@ -65,6 +65,8 @@
 #include "lib/util.h"
 
 #define OPEN_FILE "/tmp/krsi-bench.file"
+/* exec's binary (--true: another); the allow lists admit it */
+#define TRUE_PATH "/usr/lib/krsi/bench/krsi-true"
 /* open4's file, four levels deep: what a file rule that walks the path (Landlock) pays more. */
 #define OPEN_FILE4 "/krsi-bench/deep/d3/krsi-bench.file"
 /* create's file, made and removed */
@@ -515,10 +517,9 @@ static void apparmor_write(FILE *f, const char *name, long n, bool allow)
 		for (int k = 0; k < 3; k++) {
 			for (int i = 0; i < 3; i++)
 				fprintf(f, "  /krsi-bench/allow-%s/f%d %s,\n", kinds[k], i, perm[k]);
-			fprintf(f, "  %s %s,\n", k == 1 ? "/usr/lib/krsi/bench/krsi-true" : "/krsi-bench/allow/f3",
-				perm[k]);
+			fprintf(f, "  %s %s,\n", k == 1 ? TRUE_PATH : "/krsi-bench/allow/f3", perm[k]);
 		}
-		fprintf(f, "  /usr/lib/krsi/bench/krsi-true ix,\n"
+		fprintf(f, "  " TRUE_PATH " ix,\n"
 			   "  " OPEN_FILE " rw,\n  " OPEN_FILE4 " rw,\n  " CREATE_FILE " w,\n");
 	}
 	for (int k = 0; k < 3; k++) {
@@ -572,6 +573,37 @@ static void apparmor_enter(const char *name)
 	close(fd);
 }
 
+/* What run and exec confine a process by: the options they share. */
+struct confinement {
+	const char *cgroup, *landlock, *apparmor;
+};
+
+/* ARGV[*I] is one of the shared options (its value follows): take it, and say so. */
+static bool confinement_option(struct confinement *c, char **argv, int *i)
+{
+	const char **to;
+
+	if (!strcmp(argv[*i], "--cgroup"))
+		to = &c->cgroup;
+	else if (!strcmp(argv[*i], "--landlock"))
+		to = &c->landlock;
+	else if (!strcmp(argv[*i], "--apparmor"))
+		to = &c->apparmor;
+	else
+		return false;
+	*to = argv[++*i];
+	return true;
+}
+
+/* The Landlock ruleset and the AppArmor profile, after the set-up that they would deny. */
+static void confine(const struct confinement *c, const struct op_state *st)
+{
+	if (c->landlock)
+		landlock_install(c->landlock, st);
+	if (c->apparmor)
+		apparmor_enter(c->apparmor);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -581,10 +613,9 @@ static int cmp_double(const void *a, const void *b)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .open_path = OPEN_FILE,
-			       .listen_fd = -1 };
+	struct op_state st = { .true_path = TRUE_PATH, .open_path = OPEN_FILE, .listen_fd = -1 };
 	const struct op *op = NULL;
-	const char *cgroup = NULL, *landlock = NULL, *apparmor = NULL;
+	struct confinement conf = { 0 };
 	bool filter = false;
 	long iter = 0, reps = 5;
 	double v[MAX_REPS];
@@ -605,32 +636,23 @@ static int cmd_run(int argc, char **argv)
 			iter = parse_num("--iter", argv[++i]);
 		else if (!strcmp(argv[i], "--reps"))
 			reps = parse_num("--reps", argv[++i]);
-		else if (!strcmp(argv[i], "--cgroup"))
-			cgroup = argv[++i];
 		else if (!strcmp(argv[i], "--true"))
 			st.true_path = argv[++i];
 		else if (!strcmp(argv[i], "--file"))
 			st.open_path = argv[++i];
-		else if (!strcmp(argv[i], "--landlock"))
-			landlock = argv[++i];
-		else if (!strcmp(argv[i], "--apparmor"))
-			apparmor = argv[++i];
-		else
+		else if (!confinement_option(&conf, argv, &i))
 			die("run: unknown option %s", argv[i]);
 	}
 	if (!iter)
 		iter = op->iter;
 	if (reps < 1 || reps > MAX_REPS)
 		die("run: --reps must be 1..%d", MAX_REPS);
-	if (cgroup)
-		cgroup_join(cgroup);
+	if (conf.cgroup)
+		cgroup_join(conf.cgroup);
 	if (filter)
 		seccomp_install();
 	op_setup(op, &st);
-	if (landlock)
-		landlock_install(landlock, &st);
-	if (apparmor)
-		apparmor_enter(apparmor);
+	confine(&conf, &st);
 	op->fn(&st, iter / 10 + 1); /* warm-up: caches, page tables, the dentry */
 	for (long r = 0; r < reps; r++) {
 		uint64_t t0 = now_ns();
@@ -722,7 +744,7 @@ static int cmd_profile(int argc, char **argv)
 		die("%s: %s", argv[0], strerror(errno));
 	fprintf(f, "{\n\"name\": \"%s\",\n\"version\": 1,\n\"mode\": \"enforce\",\n", argv[1]);
 	if (allow) {
-		static const char *const admit[] = { "/usr/lib/krsi/bench/krsi-true",
+		static const char *const admit[] = { TRUE_PATH,
 						     OPEN_FILE "\", \"" OPEN_FILE4,
 						     OPEN_FILE "\", \"" OPEN_FILE4 };
 
@@ -820,31 +842,22 @@ static int cmd_serve(int argc, char **argv)
 /* exec: a command (the workload) confined the way run confines its loop. */
 static int cmd_exec(int argc, char **argv)
 {
-	struct op_state st = { .true_path = "/usr/lib/krsi/bench/krsi-true", .open_path = OPEN_FILE };
-	const char *cgroup = NULL, *landlock = NULL, *apparmor = NULL;
+	struct op_state st = { .true_path = TRUE_PATH, .open_path = OPEN_FILE };
+	struct confinement conf = { 0 };
 	int i;
 
 	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
 		if (i + 1 >= argc)
 			die("exec: option %s needs a value", argv[i]);
-		else if (!strcmp(argv[i], "--cgroup"))
-			cgroup = argv[++i];
-		else if (!strcmp(argv[i], "--landlock"))
-			landlock = argv[++i];
-		else if (!strcmp(argv[i], "--apparmor"))
-			apparmor = argv[++i];
-		else
+		else if (!confinement_option(&conf, argv, &i))
 			die("exec: unknown option %s", argv[i]);
 	}
 	if (i + 1 >= argc)
 		die("usage: krsi-bench exec [--cgroup DIR] [--landlock MODE] [--apparmor PROFILE] "
 		    "-- CMD [ARG...]");
-	if (cgroup)
-		cgroup_join(cgroup);
-	if (landlock)
-		landlock_install(landlock, &st);
-	if (apparmor)
-		apparmor_enter(apparmor);
+	if (conf.cgroup)
+		cgroup_join(conf.cgroup);
+	confine(&conf, &st);
 	execv(argv[i + 1], argv + i + 1);
 	die("exec %s: %s", argv[i + 1], strerror(errno));
 }

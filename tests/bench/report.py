@@ -95,6 +95,16 @@ def main():
 
     L = []
     w = L.append
+
+    def median_rows(sec, op, med, base, rows, pct):
+        """ROWS (cfg, text) of SEC's OP: the median MED[cfg], the range of its runs, and what
+        it adds against BASE's median (a percentage with PCT decimals)."""
+        for cfg, text in rows:
+            if cfg in med:
+                r = runs[(sec, cfg, op)]
+                b = med.get(base)
+                w(f"| {text} | {num(med[cfg])} | {num(min(r))}–{num(max(r))} | " +
+                  (f"{med[cfg] - b:+,.0f} ({med[cfg] / b - 1:+.{pct}%})" if b else "") + " |")
     rounds = len(runs.get(("op", "none", "open"), []))
     w("# krsi benchmarks")
     w("")
@@ -200,9 +210,9 @@ def main():
             got += f", +{num(min(hd))} to +{num(max(hd))} at depths 1–{len(hd)}"
         target("unregistered host task: ≤ +230 on `open`+`close`, whatever the cgroup depth",
                max([h_open] + hd) <= 230, got)
-    def spread(cfgs, op):
+    def spread(cfgs, op, sec="op"):
         """The largest spread of the rounds of CFGS (and of no krsi) for OP, in instructions."""
-        rs = [runs.get(("op", c, op), []) for c in list(cfgs) + ["none"]]
+        rs = [runs.get((sec, c, op), []) for c in list(cfgs) + ["none"]]
         return max((max(r) - min(r) for r in rs if len(r) > 1), default=0.0)
 
     for op in ("open", "exec", "connect"):
@@ -281,6 +291,8 @@ def main():
     # cannot deny a file below a directory it allows: its deny form is the one rule on /
     # (denies nothing, what any emulation pays at least); its allow form is bench-allow-10's
     # lists. AppArmor expresses both forms.
+    name = {"landlock-root": "Landlock", "landlock-allow": "Landlock",
+            "apparmor-10": "AppArmor", "apparmor-allow": "AppArmor"}
     for op in ("open", "open4", "exec"):
         for kc, peers, what in (("ct-10", ("landlock-root", "apparmor-10"), "deny lists"),
                                 ("ct-allow-10", ("landlock-allow", "apparmor-allow"), "allow lists")):
@@ -291,8 +303,6 @@ def main():
                 continue
             lc = min(pv, key=pv.get)
             l = pv[lc]
-            name = {"landlock-root": "Landlock", "landlock-allow": "Landlock",
-                    "apparmor-10": "AppArmor", "apparmor-allow": "AppArmor"}
             got = (f"krsi {kc} {k:+,.0f}; " +
                    ", ".join(f"{name[c]} {x:+,.0f}" for c, x in sorted(pv.items())))
             ok = k <= l
@@ -309,8 +319,7 @@ def main():
     if "none" in wl and "ct-default" in wl:
         d = wl["ct-default"] / wl["none"] - 1
         got, ok = f"{d:+.2%}", d <= 0.02
-        noise = max(max(x) - min(x) for x in (runs[("workload", c, "workload")]
-                                               for c in ("ct-default", "none"))) / wl["none"]
+        noise = spread(("ct-default",), "workload", "workload") / wl["none"]
         if abs(d - 0.02) < noise:
             got += (f"; the margin, {abs(d - 0.02):.2%}, is within the runs' spread "
                     f"({noise:.2%}): this run does not decide it")
@@ -318,8 +327,7 @@ def main():
         target("the workload under `default`: within 2% of no policy", ok, got)
         if "apparmor-10" in wl:
             a = wl["apparmor-10"] / wl["none"] - 1
-            noise = max(max(x) - min(x) for x in (runs[("workload", c, "workload")]
-                                                   for c in ("ct-default", "apparmor-10", "none")))
+            noise = spread(("ct-default", "apparmor-10"), "workload", "workload")
             got, ok = f"krsi default {d:+.2%}, AppArmor (deny rules) {a:+.2%}", d <= a
             if abs(wl["ct-default"] - wl["apparmor-10"]) < noise:
                 got += (f"; the margin is within the runs' spread ({num(noise)} instructions): "
@@ -475,15 +483,11 @@ def main():
         w("")
         w("| configuration | instructions (median) | range of the runs | against krsi attached, no hook |")
         w("|---|---:|---:|---:|")
-        base = st.get("attached-nohook")
-        for cfg, text in (("none", "no krsi, no hook"), ("attached-nohook", "krsi attached, no hook"),
-                          ("attached-truehook", "krsi attached, an empty hook"),
-                          ("attached-hook", "krsi attached, hook injected (the default)"),
-                          ("attached-poststop", "krsi attached, hook injected with --poststop")):
-            if cfg in st:
-                r = runs[("start", cfg, "crun-run")]
-                w(f"| {text} | {num(st[cfg])} | {num(min(r))}–{num(max(r))} | " +
-                  (f"{st[cfg] - base:+,.0f} ({st[cfg] / base - 1:+.1%})" if base else "") + " |")
+        median_rows("start", "crun-run", st, "attached-nohook",
+                    (("none", "no krsi, no hook"), ("attached-nohook", "krsi attached, no hook"),
+                     ("attached-truehook", "krsi attached, an empty hook"),
+                     ("attached-hook", "krsi attached, hook injected (the default)"),
+                     ("attached-poststop", "krsi attached, hook injected with --poststop")), 1)
         w("")
 
     # ---- workload ----
@@ -504,18 +508,15 @@ def main():
         w("")
         w("| configuration | instructions (median) | range of the runs | added against no policy |")
         w("|---|---:|---:|---:|")
-        for cfg, text in (("none", "no policy (no krsi attached)"),
-                          ("host", "krsi attached, the workload's cgroup not registered"),
-                          ("ct-default", "krsi, `default`"), ("ct-10", "krsi, bench-10 (10 deny rules)"),
-                          ("ct-allow", "krsi, allow lists"),
-                          ("apparmor-10", "AppArmor, deny rules (bench-10's)"),
-                          ("apparmor-allow", "AppArmor, allow lists"),
-                          ("landlock-root", "Landlock, one rule on /"),
-                          ("landlock-allow", "Landlock, allow lists")):
-            if cfg in wl:
-                r = runs[("workload", cfg, "workload")]
-                w(f"| {text} | {num(wl[cfg])} | {num(min(r))}–{num(max(r))} | " +
-                  (f"{wl[cfg] - wl['none']:+,.0f} ({wl[cfg] / wl['none'] - 1:+.2%})" if "none" in wl else "") + " |")
+        median_rows("workload", "workload", wl, "none",
+                    (("none", "no policy (no krsi attached)"),
+                     ("host", "krsi attached, the workload's cgroup not registered"),
+                     ("ct-default", "krsi, `default`"), ("ct-10", "krsi, bench-10 (10 deny rules)"),
+                     ("ct-allow", "krsi, allow lists"),
+                     ("apparmor-10", "AppArmor, deny rules (bench-10's)"),
+                     ("apparmor-allow", "AppArmor, allow lists"),
+                     ("landlock-root", "Landlock, one rule on /"),
+                     ("landlock-allow", "Landlock, allow lists")), 2)
         w("")
 
     # ---- agent ----

@@ -44,10 +44,18 @@ $(BUILD)/krsi-oci-hook: $(HOOK_OBJ)
 UNIT_SRC += oci-hooks/oci_state.c
 $(BUILD)/krsi-unit: oci-hooks/oci_state.c oci-hooks/oci_state.h
 
-all: $(BUILD)/krsi-oci-hook
+# krsi-runc, the runc wrapper for Docker and containerd (oci-hooks/krsi-runc.c): it edits
+# config.json with krsictl's oci-inject code, so it links json-c, dynamically like runc.
+RUNC_OBJ := $(call obj,oci-hooks/krsi-runc.c agent/lib/oci_inject.c agent/lib/runc_args.c \
+	agent/lib/request.c)
+$(BUILD)/krsi-runc: $(RUNC_OBJ)
+	$(CC) $(CFLAGS) -o $@ $^ -ljson-c
 
-hook-install: $(BUILD)/krsi-oci-hook
+all: $(BUILD)/krsi-oci-hook $(BUILD)/krsi-runc
+
+hook-install: $(BUILD)/krsi-oci-hook $(BUILD)/krsi-runc
 	install -D -m 0755 $(BUILD)/krsi-oci-hook $(DESTDIR)/usr/libexec/krsi/krsi-oci-hook
+	install -D -m 0755 $(BUILD)/krsi-runc $(DESTDIR)/usr/libexec/krsi/krsi-runc
 	install -D -m 0644 oci-hooks/krsi.json \
 		$(DESTDIR)/usr/share/containers/oci/hooks.d/krsi.json
 

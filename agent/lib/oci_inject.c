@@ -6,11 +6,13 @@
 
 #include "lib/oci_inject.h"
 
-static json_object *hook_entry(const char *path, const char *stage)
+static json_object *hook_entry(const char *path, const char *stage, bool fail_open)
 {
 	json_object *h = json_object_new_object(), *args = json_object_new_array();
 
 	json_object_array_add(args, json_object_new_string("krsi-oci-hook"));
+	if (fail_open)
+		json_object_array_add(args, json_object_new_string("--fail-open"));
 	json_object_array_add(args, json_object_new_string(stage));
 	json_object_object_add(h, "path", json_object_new_string(path));
 	json_object_object_add(h, "args", args);
@@ -73,7 +75,7 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 	r = stage_array(hooks, stage, &a, err);
 	if (r < 0)
 		return r;
-	json_object_array_add(a, hook_entry(path, stage));
+	json_object_array_add(a, hook_entry(path, stage, o->fail_open));
 	/* Off by default: the runtime removes the container's cgroup on delete and krsid
 	 * unregisters it then, so a second run of the hook per container is only cost (make
 	 * bench: +22.9% on a crun run of /bin/true with it, +8.6% without). */
@@ -81,7 +83,7 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 		r = stage_array(hooks, "poststop", &a, err);
 		if (r < 0)
 			return r;
-		json_object_array_add(a, hook_entry(path, "poststop"));
+		json_object_array_add(a, hook_entry(path, "poststop", o->fail_open));
 	}
 	if (!json_object_object_get_ex(config, "annotations", &ann) ||
 	    json_object_is_type(ann, json_type_null)) {
@@ -90,7 +92,8 @@ int oci_inject_config(json_object *config, const struct oci_inject_opts *o, stru
 	}
 	if (!json_object_is_type(ann, json_type_object))
 		return err_set(err, -EINVAL, "\"annotations\": expected an object");
-	if (o->profile)
+	if (o->profile &&
+	    !(o->profile_default && json_object_object_get_ex(ann, "org.krsi.profile", NULL)))
 		json_object_object_add(ann, "org.krsi.profile", json_object_new_string(o->profile));
 	/* crun sends a hook's stderr nowhere unless told: without this, "krsid is not running"
 	 * would not appear in crun's error. (runc ignores it and shows a failing hook's stderr.) */

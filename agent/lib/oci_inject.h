@@ -22,7 +22,9 @@ struct oci_inject_opts {
 	const char *hook_path; /* NULL: OCI_HOOK_PATH */
 	const char *stage;     /* "prestart" (NULL) or "createRuntime": where it registers */
 	const char *profile;   /* NULL, or the annotation org.krsi.profile to set */
+	bool profile_default;  /* set PROFILE only where the bundle names no profile itself */
 	bool poststop;	       /* also unregister at poststop (--poststop) */
+	bool fail_open;	       /* the hook entry gets --fail-open */
 };
 
 /*

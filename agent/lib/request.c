@@ -168,3 +168,16 @@ int krsi_request_write(const struct krsi_request *r, char *buf, size_t size)
 	}
 	return o.off - 1;
 }
+
+bool profile_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= KRSI_NAME_MAX || s[0] == '.' || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '.' ||
+		      s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}

@@ -110,4 +110,8 @@ static inline bool proto_container_valid(const char *s)
 	return true;
 }
 
+/* A valid profile (and container) name: 1 to KRSI_NAME_MAX - 1 of [a-z0-9._-], not starting
+ * with '.' or '-'. krsid checks it, and so do the clients that send one. */
+bool profile_name_valid(const char *s);
+
 #endif

@@ -30,19 +30,6 @@ __attribute__((format(printf, 3, 4))) static int field_err(struct ctx *c, const 
 	return err_set(c->err, -EINVAL, "profile %s: field \"%s\": %s", c->label, field, reason);
 }
 
-bool profile_name_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= KRSI_NAME_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '.' ||
-		      s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
-
 int profile_normalize_path(const char *s, bool dir, char *buf, size_t size, const char **ret_reason)
 {
 	size_t n = strlen(s);

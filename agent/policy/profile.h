@@ -38,6 +38,7 @@
 
 #include "bpf/krsi.h"
 #include "lib/jsonc.h"
+#include "lib/request.h"
 #include "lib/util.h"
 
 #define PROFILE_FILE_MAX (256 * 1024)
@@ -146,7 +147,5 @@ int profile_normalize_path(const char *s, bool dir, char *buf, size_t size,
 			   const char **ret_reason);
 /* The last component of PATH as a name key holds it: zero-padded, cut to SIZE - 1 bytes. */
 void profile_basename(const char *path, char *buf, size_t size);
-/* Valid profile (and container) names. */
-bool profile_name_valid(const char *s);
 
 #endif

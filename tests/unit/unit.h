@@ -38,6 +38,7 @@ void test_sockaddr(void);
 void test_resolve_child(void);
 void test_grace(void);
 void test_util(void);
+void test_runc(void);
 void test_sdnotify(void);
 
 #endif

@@ -11,7 +11,7 @@ RESULTS := $(BUILD)/results
 GUEST := $(BUILD)/guest
 
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
-GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults
+GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults docker containerd systemd
 
 .PHONY: all deps kernel kernel-patches selftests image stage unit check-walls install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
 

@@ -8,7 +8,7 @@
 
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= profile protocol jsonr oci_state oci_inject identity metrics_http
+FUZZ_TARGETS ?= profile protocol jsonr oci_state oci_inject identity metrics_http runc_args
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 export FUZZ_SECONDS FUZZ_TARGETS
@@ -21,6 +21,7 @@ FUZZ_OBJ_oci_state := oci-hooks/oci_state agent/lib/jsonr
 FUZZ_OBJ_oci_inject := agent/lib/oci_inject
 FUZZ_OBJ_identity := agent/policy/identity agent/lib/cgroup agent/lib/jsonr
 FUZZ_OBJ_metrics_http := agent/policy/metrics
+FUZZ_OBJ_runc_args := agent/lib/runc_args agent/lib/request
 
 $(FUZZ_DIR)/obj:
 	@mkdir -p $@

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: a bundle's config.json, as `krsictl oci-inject BUNDLE` edits it, through
- * oci_inject_text(). The first byte picks the options (stage, profile annotation, --poststop),
- * the rest is the document. Injecting into the result again with the same options must give the
+ * libFuzzer target: a bundle's config.json, as `krsictl oci-inject BUNDLE` and krsi-runc edit
+ * it, through oci_inject_text(). The first byte picks the options (stage, profile annotation,
+ * --poststop, krsi-runc's profile-if-none, --fail-open), the rest is the document. Injecting into the result again with the same options must give the
  * same text: the function promises that injecting twice leaves one entry per stage, with or
  * without poststop.
  */
@@ -23,6 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.stage = data[0] & 1 ? "createRuntime" : NULL;
 	o.profile = data[0] & 2 ? "audit" : NULL;
 	o.poststop = data[0] & 4;
+	o.profile_default = data[0] & 8;
+	o.fail_open = data[0] & 16;
 	text = malloc(size);
 	if (!text)
 		abort();

@@ -101,6 +101,10 @@ static void test_runc_args(void)
 	      "runc args: every krsi option, in separate words (%s)", p.err.msg);
 	CHECK_STR(p.joined, "runc state c1", "runc args: none of them reaches runc");
 
+	parse(&p, "runc --log --krsi-help create c1");
+	CHECK(p.r == 0 && !p.a.help && str_is(p.a.log, "--krsi-help") && p.a.creates,
+	      "runc args: a --krsi- word as the value of --log is runc's (tests/fuzz/regress)");
+
 	/* Refused, with the reason naming the word. */
 	parse(&p, "runc --new-global x create --bundle /b c1");
 	CHECK(p.r == -EINVAL && strstr(p.err.msg, "--new-global") &&

@@ -19,7 +19,8 @@ KRSI_CLI := $(wildcard agent/cli/*.c)
 # An object's path mirrors its source's (agent/cli/events.c: build/obj/agent/cli/events.o).
 obj = $(addprefix $(BUILD)/obj/,$(1:.c=.o))
 KRSI_COMMON_OBJ := $(call obj,$(KRSI_LIB) $(KRSI_POLICY))
-KRSID_OBJ := $(call obj,$(KRSI_DAEMON)) $(KRSI_COMMON_OBJ)
+# The KubeArmor importer (libyaml) is krsictl's alone.
+KRSID_OBJ := $(call obj,$(KRSI_DAEMON)) $(filter-out %/kubearmor.o,$(KRSI_COMMON_OBJ))
 KRSICTL_OBJ := $(call obj,$(KRSI_CLI)) $(KRSI_COMMON_OBJ)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 KRSI_HDR := $(wildcard agent/*/*.h) bpf/krsi.h
@@ -48,7 +49,7 @@ $(BUILD)/krsid: $(KRSID_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -lbpf -lelf -lz -ljson-c
 
 $(BUILD)/krsictl: $(KRSICTL_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ -ljson-c
+	$(CC) $(CFLAGS) -o $@ $^ -ljson-c -lyaml
 
 $(BUILD)/krsi-probe: tests/tools/krsi-probe.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
@@ -64,7 +65,7 @@ $(BUILD)/krsi-fault.so: tests/tools/krsi-fault.c | $(BUILD)/obj
 $(BUILD)/krsi-unit: $(UNIT_SRC) $(wildcard tests/unit/*.h) $(KRSI_COMMON_OBJ) \
 		$(BUILD)/obj/agent/daemon/resolve.o bpf/sockaddr.h
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -DKRSI_SRC='"$(CURDIR)"' -o $@ $(UNIT_SRC) $(KRSI_COMMON_OBJ) \
-		$(BUILD)/obj/agent/daemon/resolve.o -ljson-c
+		$(BUILD)/obj/agent/daemon/resolve.o -ljson-c -lyaml
 
 # Regenerate bpf/vmlinux.h from the patched kernel's BTF (never from this machine's kernel): the
 # cached vmlinux.btf when bpftool can read it, else the vmlinux of the kernel build tree.

@@ -8,7 +8,7 @@ pkgs=(
 	# kernel build
 	linux-source-6.1 build-essential flex bison bc libelf-dev libssl-dev dwarves cpio kmod rsync zstd
 	# BPF objects and the agent; the OCI hook is built with musl (oci-hooks/hook.mk)
-	clang llvm lld libbpf-dev bpftool libjson-c-dev libcgroup-dev pkg-config musl-tools
+	clang llvm lld libbpf-dev bpftool libjson-c-dev libyaml-dev libcgroup-dev pkg-config musl-tools
 	# guest image and runner
 	qemu-system-x86 qemu-utils debootstrap debian-archive-keyring e2fsprogs
 	# tests and scripts

@@ -32,7 +32,7 @@ enum { EXIT_OK = 0, EXIT_REFUSED = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3, EXIT
  * Every option of krsictl, each defined once: a command's table lists those it takes. Those
  * without a one-letter form have values above 255.
  */
-enum { OPT_UNTIL_EXEC = 256, OPT_POSTSTOP };
+enum { OPT_UNTIL_EXEC = 256, OPT_POSTSTOP, OPT_STRICT };
 
 #define OPT_SOCKET { "socket", required_argument, NULL, 's' }
 #define OPT_TIMEOUT { "timeout", required_argument, NULL, 't' }
@@ -51,6 +51,7 @@ enum { OPT_UNTIL_EXEC = 256, OPT_POSTSTOP };
 #define OPT_OUTPUT { "output", required_argument, NULL, 'o' }
 #define OPT_NAME { "name", required_argument, NULL, 'n' }
 #define OPT_FOLD { "fold", required_argument, NULL, 'F' }
+#define OPT_STRICT_ { "strict", no_argument, NULL, OPT_STRICT }
 
 struct cli;
 
@@ -112,6 +113,8 @@ const char *cli_str(json_object *o, const char *key);
 void cli_print_json(json_object *o);
 /* O as one line: an event. */
 void cli_print_line(json_object *o);
+/* Write TEXT and a newline to PATH through a temporary file and a rename: 0 or -errno. */
+int cli_write_file(const char *path, const char *text);
 
 /* An events subscription: the reply, then events, one line each as they come. */
 struct cli_stream {
@@ -133,7 +136,7 @@ void cli_stream_close(struct cli_stream *s);
 extern const struct cli_command cli_status, cli_metrics;
 extern const struct cli_command cli_ps, cli_register, cli_unregister, cli_assign;
 extern const struct cli_command cli_profile_list, cli_profile_show, cli_profile_check,
-	cli_profile_reload, cli_profile_diff, cli_profile_learn;
+	cli_profile_reload, cli_profile_diff, cli_profile_learn, cli_profile_import;
 extern const struct cli_command cli_events, cli_oci_inject;
 
 #endif

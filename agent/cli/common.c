@@ -156,3 +156,27 @@ int cli_listing(struct cli *cli, int argc, char **argv, enum proto_op op, json_o
 	}
 	return CLI_CONTINUE;
 }
+
+/* Write TEXT to PATH through a temporary file and a rename: never half a profile. */
+int cli_write_file(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0) {
+		unlink(tmp);
+		return -EIO;
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}

@@ -136,30 +136,6 @@ static bool in_set(char **set, size_t n, const char *s)
 	return false;
 }
 
-/* Write TEXT to PATH through a temporary file and a rename: never half a profile. */
-static int write_file(const char *path, const char *text)
-{
-	char tmp[4096];
-	FILE *f;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0) {
-		unlink(tmp);
-		return -EIO;
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-
-		unlink(tmp);
-		return -e;
-	}
-	return 0;
-}
-
 /* The learned profile's name: --name, else the output file's without ".json", else
  * "learned". */
 static void learn_name(struct learning *run)
@@ -361,7 +337,7 @@ static int learn_write(struct learning *run)
 		printf("%s\n", text);
 		return EXIT_OK;
 	}
-	r = write_file(run->o.output, text);
+	r = cli_write_file(run->o.output, text);
 	if (r < 0) {
 		fprintf(stderr, "krsictl: %s: %s\n", run->o.output, strerror(-r));
 		return EXIT_REFUSED;

@@ -7,9 +7,10 @@
 
 /* In the order of the usage. */
 static const struct cli_command *const commands[] = {
-	&cli_status, &cli_ps, &cli_profile_list, &cli_profile_show, &cli_profile_check,
-	&cli_profile_reload, &cli_profile_learn, &cli_profile_diff, &cli_assign, &cli_register,
-	&cli_unregister, &cli_events, &cli_metrics, &cli_oci_inject,
+	&cli_status,	     &cli_ps,		&cli_profile_list,  &cli_profile_show,
+	&cli_profile_check,  &cli_profile_reload, &cli_profile_learn, &cli_profile_diff,
+	&cli_profile_import, &cli_assign,	&cli_register,	    &cli_unregister,
+	&cli_events,	     &cli_metrics,	&cli_oci_inject,
 };
 
 /* Taken by every command, before its name or after it. */
@@ -23,7 +24,7 @@ static const struct option global_options[] = { OPT_SOCKET, OPT_TIMEOUT, OPT_HEL
 static const struct option options_order[] = {
 	OPT_SOCKET, OPT_TIMEOUT, OPT_JSON, OPT_FOLLOW, OPT_CONTAINER, OPT_CGROUP, OPT_CGROUP_ID,
 	OPT_PID, OPT_PROFILE, OPT_UNTIL_EXEC_, OPT_POSTSTOP_, OPT_BUNDLE, OPT_DURATION, OPT_OUTPUT,
-	OPT_NAME, OPT_FOLD, OPT_HELP, {},
+	OPT_NAME, OPT_FOLD, OPT_STRICT_, OPT_HELP, {},
 };
 
 /* Where a command's help starts, after the two spaces of indent. */

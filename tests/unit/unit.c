@@ -40,6 +40,7 @@ int main(void)
 	test_util();
 	test_sdnotify();
 	test_runc();
+	test_kubearmor();
 	printf("1..%d\n", unit_n);
 	printf("%d passed, %d failed\n", unit_n - unit_failed, unit_failed);
 	return unit_failed ? 1 : 0;

@@ -39,6 +39,7 @@ void test_resolve_child(void);
 void test_grace(void);
 void test_util(void);
 void test_runc(void);
+void test_kubearmor(void);
 void test_sdnotify(void);
 
 #endif

@@ -13,7 +13,7 @@ GUEST := $(BUILD)/guest
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
 GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults docker containerd systemd
 
-.PHONY: all deps kernel kernel-patches selftests image stage unit check-walls install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
+.PHONY: all deps kernel kernel-patches selftests image stage unit check-walls check-man install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
 
 all: krsi-all
 
@@ -30,6 +30,7 @@ help:
 	@echo "make demo         boot the guest and show containers allowed and denied"
 	@echo "make check        the walls, host unit tests (also under ASan/UBSan), fuzzing, then the guest suites ($(GUEST_SUITES))"
 	@echo "make check-walls  what each folder may include, no daemon statics, files <= 900 and functions <= 120 lines"
+	@echo "make check-man    the man pages against --help and the profile parser, bash completion against --help"
 	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
 	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
 	@echo "make krsid-image  the krsid container image, an OCI archive: $(BUILD)/krsid-image.tar"
@@ -65,6 +66,12 @@ check-walls:
 	@mkdir -p $(RESULTS)
 	@scripts/check-walls.sh >$(RESULTS)/walls.tap; rc=$$?; cat $(RESULTS)/walls.tap; exit $$rc
 
+# The man pages against --help and the parser, bash completion against --help
+# (scripts/check-man.sh).
+check-man: all
+	@mkdir -p $(RESULTS)
+	@scripts/check-man.sh $(BUILD) >$(RESULTS)/man.tap; rc=$$?; cat $(RESULTS)/man.tap; exit $$rc
+
 unit:
 	@mkdir -p $(RESULTS)
 	@tests/unit/run.sh >$(RESULTS)/unit.tap; rc=$$?; cat $(RESULTS)/unit.tap; exit $$rc
@@ -93,6 +100,7 @@ guest-repeat: stage selftests image
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-walls
+	@$(MAKE) --no-print-directory check-man
 	@$(MAKE) --no-print-directory unit
 	@$(MAKE) --no-print-directory unit-asan
 	@$(MAKE) --no-print-directory fuzz
@@ -101,7 +109,7 @@ check: deps
 	@$(MAKE) --no-print-directory image
 	@$(MAKE) --no-print-directory vm-selftest
 	@$(MAKE) --no-print-directory guest-check
-	@tests/summary.sh $(RESULTS) walls unit unit-asan fuzz vm-selftest $(GUEST_SUITES)
+	@tests/summary.sh $(RESULTS) walls man unit unit-asan fuzz vm-selftest $(GUEST_SUITES)
 
 demo: deps
 	@$(MAKE) --no-print-directory all kernel image stage

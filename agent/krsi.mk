@@ -87,5 +87,9 @@ krsi-install: $(KRSI_ALL)
 	install -d $(DESTDIR)/etc/krsi/profiles
 	install -m 0644 agent/profiles/*.json $(DESTDIR)/etc/krsi/profiles/
 	install -D -m 0644 agent/krsid.service $(DESTDIR)/lib/systemd/system/krsid.service
+	install -D -m 0644 agent/cli/krsictl.bash $(DESTDIR)/usr/share/bash-completion/completions/krsictl
+	install -d $(DESTDIR)/usr/share/man/man5 $(DESTDIR)/usr/share/man/man8
+	install -m 0644 man/*.5 $(DESTDIR)/usr/share/man/man5/
+	install -m 0644 man/*.8 $(DESTDIR)/usr/share/man/man8/
 
 .PHONY: vmlinux-h krsi-all krsi-install

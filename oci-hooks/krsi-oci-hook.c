@@ -112,7 +112,7 @@ __attribute__((format(printf, 2, 3))) static void alarm_set(int code, const char
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: " PROG " [--socket PATH] [--timeout MS] [--fail-open] "
+	fprintf(f, "usage: " PROG " [--socket PATH] [--timeout MS] [--fail-open] [--help] "
 		   "[prestart|createRuntime|poststop|auto]\n"
 		   "  the container's OCI state JSON on stdin; see the hooks.d file "
 		   "/usr/share/containers/oci/hooks.d/krsi.json\n");

@@ -38,8 +38,8 @@ static const char *const runtimes[] = { "/usr/sbin/runc", "/usr/bin/runc" };
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: " PROG " [--krsi-profile NAME] [--krsi-fail-open] [--krsi-poststop]\n"
-		   "                 [--krsi-stage prestart|createRuntime] [--krsi-runtime PATH]"
-		   " RUNC-ARGS...\n"
+		   "                 [--krsi-stage prestart|createRuntime] [--krsi-runtime PATH]\n"
+		   "                 [--krsi-help] RUNC-ARGS...\n"
 		   "Wires krsi-oci-hook into the bundle of runc's create, run and restore, then runs"
 		   " runc.\n");
 }

@@ -13,6 +13,8 @@ pkgs=(
 	qemu-system-x86 qemu-utils debootstrap debian-archive-keyring e2fsprogs
 	# tests and scripts
 	jq python3 python3-ply python3-git
+	# make check-man: rendering the man pages; make deb: building and checking the package
+	man-db groff-base dpkg-dev lintian
 	# make krsid-image: the shell of the agent image's entrypoint
 	busybox-static
 	# make fuzz, make unit-asan: clang's libFuzzer, ASan and UBSan runtimes

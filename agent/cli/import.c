@@ -133,6 +133,6 @@ const struct cli_command cli_profile_import = {
 	.options = import_options,
 	.run = import_run,
 	.usage = "profile import kubearmor FILE [--name NAME] [--output FILE] [--strict]",
-	.help = "a KubeArmorPolicy (YAML) as a krsi profile; what has no krsi equivalent is "
-		"named on stderr, and --strict refuses it",
+	.help = "a KubeArmorPolicy (YAML) as a krsi profile:\nwhat has no krsi equivalent is named "
+		"on\nstderr; with --strict nothing is written",
 };

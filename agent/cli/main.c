@@ -61,7 +61,7 @@ static void usage_command(FILE *f, const struct cli_command *c)
 
 void cli_usage(FILE *f)
 {
-	fprintf(f, "usage: krsictl [--socket PATH] [--timeout MS] COMMAND\n");
+	fprintf(f, "usage: krsictl [--socket PATH] [--timeout MS] [--help] COMMAND\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		usage_command(f, commands[i]);
 	fprintf(f, "exit codes: 0 done, 1 refused by the agent, 2 usage, 3 agent unreachable,\n"

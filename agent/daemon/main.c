@@ -43,11 +43,11 @@ static bool opt_ulong(const char *opt, const char *what, unsigned long min, unsi
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: krsid [-v] [--profiles DIR] [--socket PATH] [--events FILE] [--log FILE]\n"
-		"             [--default-profile NAME] [--refresh-interval SECONDS] [--no-watch]\n"
-		"             [--resolve-timeout MS]\n"
+		"usage: krsid [-v|--verbose] [--profiles DIR] [--socket PATH] [--events FILE]\n"
+		"             [--log FILE] [--default-profile NAME] [--no-watch]\n"
+		"             [--refresh-interval SECONDS] [--resolve-timeout MS]\n"
 		"             [--metrics-socket PATH] [--metrics-port PORT]\n"
-		"             [--node-agent [--host-proc DIR]] [--reset] [--unload]\n"
+		"             [--node-agent [--host-proc DIR]] [--reset] [--unload] [--help]\n"
 		"  --refresh-interval  resolve the exact rules' file identities again every SECONDS\n"
 		"             (default %d; 0 = only when profiles and registrations change)\n"
 		"  --resolve-timeout  wait at most MS for a container's root to resolve its rules\n"

@@ -11,9 +11,9 @@ RESULTS := $(BUILD)/results
 GUEST := $(BUILD)/guest
 
 # Guest suites run by `make check`, each in its own boot (tests/integration/<name>.sh).
-GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults docker containerd systemd
+GUEST_SUITES ?= smoke kernel kernel-nobpf core allow learn hooks fleet kube faults docker containerd systemd deb
 
-.PHONY: all deps kernel kernel-patches selftests image stage unit check-walls check-man install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
+.PHONY: all deps kernel kernel-patches selftests image stage deb deb-stage unit check-walls check-man install vm-selftest guest-check guest-repeat check demo bench clean clean-cache help
 
 all: krsi-all
 
@@ -23,13 +23,15 @@ include agent/k8s/k8s.mk
 include tests/bench/bench.mk
 include tests/fuzz/fuzz.mk
 
-# Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest).
-install: krsi-install
+# Installs what `make all` built under $(DESTDIR) (image/stage.sh: DESTDIR=build/guest), with
+# the guest suites' tools; `make deb` packages krsi-install and hook-install alone.
+install: krsi-install tools-install
 
 help:
 	@echo "make demo         boot the guest and show containers allowed and denied"
 	@echo "make check        the walls, host unit tests (also under ASan/UBSan), fuzzing, then the guest suites ($(GUEST_SUITES))"
 	@echo "make check-walls  what each folder may include, no daemon statics, files <= 900 and functions <= 120 lines"
+	@echo "make deb          the Debian package, build/krsi_VERSION_amd64.deb, checked by lintian"
 	@echo "make check-man    the man pages against --help and the profile parser, bash completion against --help"
 	@echo "make fuzz         replay tests/fuzz/regress, then fuzz each parser for FUZZ_SECONDS (30)"
 	@echo "make unit-asan    host unit tests built with ASan, UBSan and LeakSanitizer"
@@ -62,6 +64,18 @@ stage: all
 	@image/stage.sh $(GUEST)
 
 # The walls between the folders, and the size of files and functions (scripts/check-walls.sh).
+# The Debian package, build/krsi_VERSION_amd64.deb, checked by lintian (packaging/deb.sh).
+deb: all
+	@packaging/deb.sh
+
+# The deb suite's guest files: the package and the suites under /opt/krsi-tests, no krsi.
+deb-stage: deb
+	@rm -rf $(BUILD)/guest-deb
+	@mkdir -p $(BUILD)/guest-deb/opt/krsi-tests/lib
+	@cp -R tests/integration/. $(BUILD)/guest-deb/opt/krsi-tests/
+	@cp -R tests/lib/. $(BUILD)/guest-deb/opt/krsi-tests/lib/
+	@cp $(BUILD)/krsi_*_*.deb $(BUILD)/guest-deb/opt/krsi-tests/
+
 check-walls:
 	@mkdir -p $(RESULTS)
 	@scripts/check-walls.sh >$(RESULTS)/walls.tap; rc=$$?; cat $(RESULTS)/walls.tap; exit $$rc
@@ -87,7 +101,7 @@ selftests: kernel
 
 # Each suite boots its own guest, with the selftests shared at /opt/selftests and the runner
 # arguments of its "# vm-args:" line. A suite's failure is counted by tests/summary.sh.
-guest-check: stage
+guest-check: stage deb-stage
 	@for s in $(GUEST_SUITES); do echo "== guest suite $$s"; tests/vm/suite.sh $$s $(RESULTS); done
 
 # Every guest suite N times, each from a fresh boot, no check retried, J guests side by side:

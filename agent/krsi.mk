@@ -46,10 +46,10 @@ $(BUILD)/obj/%.o: %.c $(KRSI_HDR)
 $(BUILD)/obj/agent/daemon/bpfobj.o: $(BUILD)/krsi.skel.h
 
 $(BUILD)/krsid: $(KRSID_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ -lbpf -lelf -lz -ljson-c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz -ljson-c
 
 $(BUILD)/krsictl: $(KRSICTL_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ -ljson-c -lyaml
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljson-c -lyaml
 
 $(BUILD)/krsi-probe: tests/tools/krsi-probe.c | $(BUILD)/obj
 	$(CC) $(CFLAGS) $(KRSI_CFLAGS) -o $@ $<
@@ -80,9 +80,6 @@ PREFIX ?= /usr
 krsi-install: $(KRSI_ALL)
 	install -D -m 0755 $(BUILD)/krsid $(DESTDIR)/usr/sbin/krsid
 	install -D -m 0755 $(BUILD)/krsictl $(DESTDIR)/usr/bin/krsictl
-	install -D -m 0755 $(BUILD)/krsi-probe $(DESTDIR)/usr/lib/krsi/krsi-probe
-	install -D -m 0755 $(BUILD)/krsi-load $(DESTDIR)/usr/lib/krsi/krsi-load
-	install -D -m 0644 $(BUILD)/krsi-fault.so $(DESTDIR)/usr/lib/krsi/krsi-fault.so
 	install -D -m 0644 $(BUILD)/krsi.bpf.o $(DESTDIR)/usr/lib/krsi/krsi.bpf.o
 	install -d $(DESTDIR)/etc/krsi/profiles
 	install -m 0644 agent/profiles/*.json $(DESTDIR)/etc/krsi/profiles/
@@ -92,4 +89,10 @@ krsi-install: $(KRSI_ALL)
 	install -m 0644 man/*.5 $(DESTDIR)/usr/share/man/man5/
 	install -m 0644 man/*.8 $(DESTDIR)/usr/share/man/man8/
 
-.PHONY: vmlinux-h krsi-all krsi-install
+# The guest suites' tools, installed beside the product in the test guest, not packaged.
+tools-install: $(KRSI_ALL)
+	install -D -m 0755 $(BUILD)/krsi-probe $(DESTDIR)/usr/lib/krsi/krsi-probe
+	install -D -m 0755 $(BUILD)/krsi-load $(DESTDIR)/usr/lib/krsi/krsi-load
+	install -D -m 0644 $(BUILD)/krsi-fault.so $(DESTDIR)/usr/lib/krsi/krsi-fault.so
+
+.PHONY: vmlinux-h krsi-all krsi-install tools-install

@@ -6,7 +6,6 @@
 #   tests/lib/*               -> /usr/lib/krsi/tests/lib/
 #   tests/integration/**      -> /usr/lib/krsi/tests/   (suites, and their lib/ helpers)
 #   image/demo.sh             -> /usr/lib/krsi/demo.sh
-#   image/systemd-cmd         -> /usr/lib/krsi/systemd-cmd (krsi.init=systemd boots, image/init)
 #   make install DESTDIR=...  -> everything else (binaries, BPF objects, profiles, hooks.d)
 #
 # Contract for the top-level Makefile's `install` target, when it exists: it installs the
@@ -32,7 +31,6 @@ if [ -d "$top/tests/integration" ]; then
 	cp -R "$top/tests/integration/." "$lib/tests/"
 fi
 install -m 0755 "$top/image/demo.sh" "$lib/demo.sh"
-install -m 0755 "$top/image/systemd-cmd" "$lib/systemd-cmd"
 
 # Does the Makefile have an `install` target? Ask make's database, without running anything.
 # (make -q exits non-zero here: the probe target does not exist.)

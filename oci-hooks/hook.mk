@@ -36,7 +36,7 @@ $(HOOK_DIR)/%.o: agent/lib/%.c $(KRSI_HDR) $(HOOK_INC)/.stamp
 	$(MUSL_CC) $(CFLAGS) $(HOOK_CFLAGS) -c $< -o $@
 
 $(BUILD)/krsi-oci-hook: $(HOOK_OBJ)
-	$(MUSL_CC) $(CFLAGS) -static -o $@ $^
+	$(MUSL_CC) $(CFLAGS) $(LDFLAGS) -static -o $@ $^
 
 # The unit runner (agent/krsi.mk) compiles $(UNIT_SRC) into one program: the state parser and
 # krsictl's oci-inject logic join it, tested by tests/unit/test_hook.c. Its prerequisites were
@@ -49,7 +49,7 @@ $(BUILD)/krsi-unit: oci-hooks/oci_state.c oci-hooks/oci_state.h
 RUNC_OBJ := $(call obj,oci-hooks/krsi-runc.c agent/lib/oci_inject.c agent/lib/runc_args.c \
 	agent/lib/request.c)
 $(BUILD)/krsi-runc: $(RUNC_OBJ)
-	$(CC) $(CFLAGS) -o $@ $^ -ljson-c
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljson-c
 
 all: $(BUILD)/krsi-oci-hook $(BUILD)/krsi-runc
 

@@ -15,7 +15,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 suite=$1 results=$2
 mkdir -p "$results"
 st=$("$top/scripts/selftests-build.sh" --print-dir)
+# A suite with a "# vm-stage: deb" line boots a guest without krsi's files: its stage is
+# build/guest-deb (make deb-stage: the package and the suites under /opt/krsi-tests).
+stage=(--stage "$top/build/guest") cmd=/usr/lib/krsi/tests/$suite.sh
+if grep -q '^# vm-stage: deb$' "$top/tests/integration/$suite.sh"; then
+	stage=(--stage "$top/build/guest-deb") cmd=/opt/krsi-tests/$suite.sh
+fi
 # shellcheck disable=SC2046 # the vm-args line is a list of options
 "$top/tests/vm/run" --timeout 600 --results "$results/$suite" --share "$st:/opt/selftests" \
-	$(sed -n 's/^# vm-args: //p' "$top/tests/integration/$suite.sh") \
-	-- "/usr/lib/krsi/tests/$suite.sh" | tee "$results/$suite.tap"
+	"${stage[@]}" $(sed -n 's/^# vm-args: //p' "$top/tests/integration/$suite.sh") \
+	-- "$cmd" | tee "$results/$suite.tap"

@@ -10,19 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 build=${1:-build}
 
-n=0 failed=0
-result() { # OK DESCRIPTION [DETAIL...]
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$ok" = 0 ]; then
-		echo "ok $n - $what"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $what"
-		printf '%s\n' "$@" | sed '/^$/d; s/^/#   /'
-	fi
-}
+. scripts/result.sh
 
 longopts() { grep -oE -- '--[a-z][a-z0-9-]*' | sort -u; }
 # The long options a man page names in its synopsis and its sections of options and commands
@@ -133,6 +121,4 @@ for f in man/*.[1-8]; do
 	result "$([ -z "$w" ] && echo 0 || echo 1)" "$f renders without a groff warning" "$w"
 done
 
-echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+results_done

@@ -20,19 +20,7 @@ HOOK_LIB="agent/lib/jsonr.c agent/lib/jsonr.h agent/lib/cgroup.c agent/lib/cgrou
 MAX_FILE=900
 MAX_FUNC=120
 
-n=0 failed=0
-result() { # OK DESCRIPTION [DETAIL...]
-	local ok=$1 what=$2
-	shift 2
-	n=$((n + 1))
-	if [ "$ok" = 0 ]; then
-		echo "ok $n - $what"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $what"
-		printf '%s\n' "$@" | sed '/^$/d; s/^/#   /'
-	fi
-}
+. scripts/result.sh
 
 # Lines of FILES that include PATTERN (an extended regex on the include's name).
 includes() { # PATTERN FILE...
@@ -102,6 +90,4 @@ out=$(awk -v max=$MAX_FUNC '
 [ -z "$out" ]
 result $? "no function of agent/ or oci-hooks/ over $MAX_FUNC lines" "$out"
 
-echo "1..$n"
-echo "$((n - failed)) passed, $failed failed"
-[ "$failed" = 0 ]
+results_done

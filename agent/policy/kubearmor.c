@@ -212,66 +212,90 @@ static int path_of(struct ka *k, yaml_node_t *rule, const char *key, bool dir, c
 }
 
 /*
- * The rules of SECTION's LIST (matchPaths or matchDirectories) of process (FILE false) or
- * file (FILE true).
+ * One rule of a list, its action known: ONE checks and adds it. ALLOW_WHY, when not NULL, is
+ * why an Allow rule of this list has no krsi form (it is then dropped with that reason).
  */
-static void path_rules(struct ka *k, yaml_node_t *section, const char *sname, const char *list,
-		       bool file)
+struct rule_list {
+	const char *list;      /* "matchPaths" */
+	const char *allow_why; /* NULL: Allow rules are imported */
+	void (*one)(struct ka *k, yaml_node_t *rule, const char *where, enum action a,
+		    const void *arg);
+	const void *arg;
+};
+
+/* Every rule of SECTION's list L: its action, its fields' notes, then L->one. */
+static void rules(struct ka *k, yaml_node_t *section, const char *sname, const struct rule_list *l)
 {
-	yaml_node_t *seq = get(k, section, list);
-	bool dirs = !strcmp(list, "matchDirectories");
+	yaml_node_t *seq = get(k, section, l->list);
 	int i = 0;
 
 	if (!seq)
 		return;
 	if (seq->type != YAML_SEQUENCE_NODE) {
-		fail(k, "spec.%s.%s: expected a list", sname, list);
+		fail(k, "spec.%s.%s: expected a list", sname, l->list);
 		return;
 	}
 	for (yaml_node_item_t *it = seq->data.sequence.items.start;
 	     it < seq->data.sequence.items.top && !k->r; it++, i++) {
 		yaml_node_t *rule = node(k, *it);
-		char where[96], path[4096];
-		const char *kinds[2] = { NULL, NULL };
-		enum action a;
-		bool ro;
+		char where[96];
+		enum action a = BLOCK;
 
-		snprintf(where, sizeof(where), "spec.%s.%s[%d]", sname, list, i);
+		snprintf(where, sizeof(where), "spec.%s.%s[%d]", sname, l->list, i);
 		if (!rule || rule->type != YAML_MAPPING_NODE) {
 			fail(k, "%s: expected a mapping", where);
 			return;
 		}
-		if (path_of(k, rule, dirs ? "dir" : "path", dirs, where, path, sizeof(path)) < 0 ||
-		    rule_action(k, rule, section, where, &a) < 0)
-			return;
-		ro = file && truthy(k, rule, "readOnly", where);
-		if (dirs && !truthy(k, rule, "recursive", where))
-			note(k, true, "%s: %s without recursive: krsi's directory rules cover the "
-			     "whole tree below %s", where, path, path);
-		if (k->r)
+		if (rule_action(k, rule, section, where, &a) < 0)
 			return;
 		rule_fields(k, rule, where);
+		if (a == ALLOW && l->allow_why) {
+			note(k, true, "%s: Allow: %s", where, l->allow_why);
+			continue;
+		}
 		if (!take(k, a)) {
 			note(k, true, "%s: an Audit rule in a policy with Block rules: a krsi "
 			     "profile has one mode", where);
 			continue;
 		}
-		took(k, a);
-		if (!file)
-			kinds[0] = dirs ? "exec_dirs" : "exec";
-		else if (a == ALLOW)
-			kinds[0] = dirs ? "read_dirs" : "read", kinds[1] = ro ? NULL :
-							     dirs ? "write_dirs" : "write";
-		else
-			kinds[0] = dirs ? "write_dirs" : "write", kinds[1] = ro ? NULL :
-							      dirs ? "read_dirs" : "read";
-		for (int j = 0; j < 2; j++)
-			if (kinds[j])
-				add(a == ALLOW ? k->allow : k->deny, kinds[j], path);
+		l->one(k, rule, where, a, l->arg);
+		if (!k->r)
+			took(k, a);
 	}
 }
 
-static void protocols(struct ka *k, yaml_node_t *section)
+/* A process (ARG NULL) or file (ARG non-NULL) rule of matchPaths or matchDirectories. */
+static void path_rule(struct ka *k, yaml_node_t *rule, const char *where, enum action a,
+		      const void *arg)
+{
+	bool file = arg, dirs = strstr(where, "matchDirectories"), ro;
+	const char *kinds[2] = { NULL, NULL };
+	char path[4096];
+
+	if (path_of(k, rule, dirs ? "dir" : "path", dirs, where, path, sizeof(path)) < 0)
+		return;
+	ro = file && truthy(k, rule, "readOnly", where);
+	if (dirs && !truthy(k, rule, "recursive", where))
+		note(k, true, "%s: %s without recursive: krsi's directory rules cover the whole "
+		     "tree below %s", where, path, path);
+	if (k->r)
+		return;
+	if (!file)
+		kinds[0] = dirs ? "exec_dirs" : "exec";
+	else if (a == ALLOW)
+		kinds[0] = dirs ? "read_dirs" : "read", kinds[1] = ro ? NULL :
+							dirs ? "write_dirs" : "write";
+	else
+		kinds[0] = dirs ? "write_dirs" : "write", kinds[1] = ro ? NULL :
+							dirs ? "read_dirs" : "read";
+	for (int j = 0; j < 2; j++)
+		if (kinds[j])
+			add(a == ALLOW ? k->allow : k->deny, kinds[j], path);
+}
+
+/* A rule of matchProtocols: tcp, udp, icmp or raw as socket rules. */
+static void protocol_rule(struct ka *k, yaml_node_t *rule, const char *where, enum action a,
+			  const void *arg)
 {
 	static const struct {
 		const char *name, *rules[3];
@@ -281,107 +305,44 @@ static void protocols(struct ka *k, yaml_node_t *section)
 		{ "icmp", { "AF_INET:SOCK_RAW", "AF_INET6:SOCK_RAW" } },
 		{ "raw", { "AF_INET:SOCK_RAW", "AF_INET6:SOCK_RAW", "AF_PACKET" } },
 	};
-	yaml_node_t *seq = get(k, section, "matchProtocols");
-	int i = 0;
+	const char *proto = scalar(get(k, rule, "protocol"));
+	size_t m;
 
-	if (!seq)
-		return;
-	if (seq->type != YAML_SEQUENCE_NODE) {
-		fail(k, "spec.network.matchProtocols: expected a list");
+	for (m = 0; proto && m < ARRAY_SIZE(map) && strcasecmp(map[m].name, proto); m++)
+		;
+	if (!proto || m == ARRAY_SIZE(map)) {
+		fail(k, "%s.protocol %s: expected tcp, udp, icmp or raw", where,
+		     proto ? proto : "(none)");
 		return;
 	}
-	for (yaml_node_item_t *it = seq->data.sequence.items.start;
-	     it < seq->data.sequence.items.top && !k->r; it++, i++) {
-		yaml_node_t *rule = node(k, *it);
-		const char *proto = scalar(get(k, rule, "protocol"));
-		char where[64], lower[16];
-		enum action a;
-		size_t m, n;
-
-		snprintf(where, sizeof(where), "spec.network.matchProtocols[%d]", i);
-		if (!proto) {
-			fail(k, "%s: no \"protocol\" (a string)", where);
-			return;
-		}
-		for (n = 0; proto[n] && n < sizeof(lower) - 1; n++)
-			lower[n] = tolower((unsigned char)proto[n]);
-		lower[n] = 0;
-		for (m = 0; m < ARRAY_SIZE(map) && strcmp(map[m].name, lower); m++)
-			;
-		if (m == ARRAY_SIZE(map)) {
-			fail(k, "%s.protocol \"%s\": expected tcp, udp, icmp or raw", where, proto);
-			return;
-		}
-		if (rule_action(k, rule, section, where, &a) < 0)
-			return;
-		rule_fields(k, rule, where);
-		if (a == ALLOW) {
-			note(k, true, "%s: Allow %s: krsi's allow lists name addresses (connect, "
-			     "bind), not protocols", where, proto);
-			continue;
-		}
-		if (!take(k, a)) {
-			note(k, true, "%s: an Audit rule in a policy with Block rules: a krsi "
-			     "profile has one mode", where);
-			continue;
-		}
-		took(k, a);
-		if (!strcmp(lower, "icmp"))
-			note(k, true, "%s: icmp: krsi's socket rules have no protocol: raw sockets "
-			     "are denied, ICMP datagram (ping) sockets are not", where);
-		for (int j = 0; j < 3 && map[m].rules[j]; j++)
-			add(k->deny, "socket", map[m].rules[j]);
-	}
+	if (m == 2)
+		note(k, true, "%s: icmp: krsi's socket rules have no protocol: raw sockets are "
+		     "denied, ICMP datagram (ping) sockets are not", where);
+	for (int j = 0; j < 3 && map[m].rules[j]; j++)
+		add(k->deny, "socket", map[m].rules[j]);
 }
 
-static void capabilities(struct ka *k, yaml_node_t *section)
+/* A rule of matchCapabilities: "net_raw" or "CAP_NET_RAW". */
+static void capability_rule(struct ka *k, yaml_node_t *rule, const char *where, enum action a,
+			    const void *arg)
 {
-	yaml_node_t *seq = get(k, section, "matchCapabilities");
-	int i = 0;
+	const char *cap = scalar(get(k, rule, "capability"));
+	char name[64];
+	size_t n;
 
-	if (!seq)
-		return;
-	if (seq->type != YAML_SEQUENCE_NODE) {
-		fail(k, "spec.capabilities.matchCapabilities: expected a list");
+	if (!cap || !*cap || strlen(cap) > 40) {
+		fail(k, "%s: no \"capability\" (a name such as net_raw)", where);
 		return;
 	}
-	for (yaml_node_item_t *it = seq->data.sequence.items.start;
-	     it < seq->data.sequence.items.top && !k->r; it++, i++) {
-		yaml_node_t *rule = node(k, *it);
-		const char *cap = scalar(get(k, rule, "capability"));
-		char where[64], name[64];
-		enum action a;
-		size_t n;
-
-		snprintf(where, sizeof(where), "spec.capabilities.matchCapabilities[%d]", i);
-		if (!cap || !*cap || strlen(cap) > 40) {
-			fail(k, "%s: no \"capability\" (a name such as net_raw)", where);
-			return;
-		}
-		if (rule_action(k, rule, section, where, &a) < 0)
-			return;
-		rule_fields(k, rule, where);
-		if (a == ALLOW) {
-			note(k, true, "%s: Allow %s: krsi has deny lists of capabilities only", where,
-			     cap);
-			continue;
-		}
-		if (!take(k, a)) {
-			note(k, true, "%s: an Audit rule in a policy with Block rules: a krsi "
-			     "profile has one mode", where);
-			continue;
-		}
-		took(k, a);
-		n = strncasecmp(cap, "CAP_", 4) ? (size_t)snprintf(name, sizeof(name), "CAP_") : 0;
-		for (const char *p = cap; *p; p++)
-			name[n++] = toupper((unsigned char)*p);
-		name[n] = 0;
-		if (names_cap(name) < 0) {
-			fail(k, "%s.capability %s: not a Linux capability", where, cap);
-			return;
-		}
-		add(k->deny, "capabilities", name);
+	n = strncasecmp(cap, "CAP_", 4) ? (size_t)snprintf(name, sizeof(name), "CAP_") : 0;
+	for (const char *p = cap; *p; p++)
+		name[n++] = toupper((unsigned char)*p);
+	name[n] = 0;
+	if (names_cap(name) < 0) {
+		fail(k, "%s.capability %s: not a Linux capability", where, cap);
+		return;
 	}
+	add(k->deny, "capabilities", name);
 }
 
 /* Notes for SECTION's fields other than those in KNOWN. */
@@ -425,21 +386,25 @@ static void spec(struct ka *k, yaml_node_t *sp)
 	}
 	if ((s = get(k, sp, "process"))) {
 		section_fields(k, s, "process", paths, ARRAY_SIZE(paths));
-		path_rules(k, s, "process", "matchPaths", false);
-		path_rules(k, s, "process", "matchDirectories", false);
+		rules(k, s, "process", &(struct rule_list){ "matchPaths", NULL, path_rule, NULL });
+		rules(k, s, "process", &(struct rule_list){ "matchDirectories", NULL, path_rule, NULL });
 	}
 	if ((s = get(k, sp, "file")) && !k->r) {
 		section_fields(k, s, "file", paths, ARRAY_SIZE(paths));
-		path_rules(k, s, "file", "matchPaths", true);
-		path_rules(k, s, "file", "matchDirectories", true);
+		rules(k, s, "file", &(struct rule_list){ "matchPaths", NULL, path_rule, k });
+		rules(k, s, "file", &(struct rule_list){ "matchDirectories", NULL, path_rule, k });
 	}
 	if ((s = get(k, sp, "network")) && !k->r) {
 		section_fields(k, s, "network", net, ARRAY_SIZE(net));
-		protocols(k, s);
+		rules(k, s, "network",
+		      &(struct rule_list){ "matchProtocols", "krsi's allow lists name addresses "
+					   "(connect, bind), not protocols", protocol_rule, NULL });
 	}
 	if ((s = get(k, sp, "capabilities")) && !k->r) {
 		section_fields(k, s, "capabilities", caps, ARRAY_SIZE(caps));
-		capabilities(k, s);
+		rules(k, s, "capabilities",
+		      &(struct rule_list){ "matchCapabilities", "krsi has deny lists of "
+					   "capabilities only", capability_rule, NULL });
 	}
 	for (yaml_node_pair_t *p = sp->data.mapping.pairs.start; p < sp->data.mapping.pairs.top;
 	     p++) {

@@ -29,17 +29,8 @@ CTR_WAIT_S=${CTR_WAIT_S:-300}
 
 # ---- helpers ----
 
-start_agent() {
-	krsid -p "$P" --log "$LOG" --events "$work/events.log" --default-profile c-default &
-	agent_pid=$!
-	agent_up
-}
-
-stop_agent() {
-	kill "$agent_pid" 2>/dev/null
-	wait "$agent_pid" 2>/dev/null
-	! krsictl status >/dev/null 2>&1
-}
+start_agent() { agent_start c-default; }
+stop_agent() { agent_stop; }
 
 start_containerd() {
 	containerd >>"$work/containerd.log" 2>&1 &
@@ -60,10 +51,6 @@ crun_() {
 		"$@" </dev/null
 }
 
-entry() {
-	krsictl ps --json | jq -c --arg c "$1" '.containers[] | select(.container == $c)'
-}
-
 # task_pid ID: the pid of the container's task.
 task_pid() {
 	ctr task ls | awk -v id="$1" '$1 == id { print $2 }'
@@ -79,12 +66,6 @@ registered() {
 	echo "entry: ${e:-none}; pid $pid in $cg (id $cgid)"
 	[ -n "$e" ] && jq -e --arg p "$2" --arg cg "$cg" --argjson id "$cgid" \
 		'.profile == $p and .cgroup == $cg and .cgroup_id == $id' <<<"$e" >/dev/null
-}
-
-no_entry() {
-	local e
-	e=$(entry "$1")
-	[ -z "$e" ] || { echo "still registered: $e"; return 1; }
 }
 
 never_ran() {

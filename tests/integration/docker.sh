@@ -29,17 +29,8 @@ DOCKER_WAIT_S=${DOCKER_WAIT_S:-300}
 
 # ---- helpers ----
 
-start_agent() {
-	krsid -p "$P" --log "$LOG" --events "$work/events.log" --default-profile d-default &
-	agent_pid=$!
-	agent_up
-}
-
-stop_agent() {
-	kill "$agent_pid" 2>/dev/null
-	wait "$agent_pid" 2>/dev/null
-	! krsictl status >/dev/null 2>&1
-}
+start_agent() { agent_start d-default; }
+stop_agent() { agent_stop; }
 
 # up WHAT CMD...: wait until CMD succeeds (a daemon answers), at most DOCKER_WAIT_S (dockerd's
 # first start under TCG initialises its storage and takes tens of seconds).
@@ -72,11 +63,6 @@ full() {
 	docker inspect -f '{{.Id}}' "$1"
 }
 
-# entry CONTAINER-ID: its registry entry as JSON, or nothing.
-entry() {
-	krsictl ps --json | jq -c --arg c "$1" '.containers[] | select(.container == $c)'
-}
-
 # registered NAME PROFILE: docker's container NAME is registered under PROFILE, with the cgroup
 # its init process is in.
 registered() {
@@ -89,12 +75,6 @@ registered() {
 	echo "entry: ${e:-none}; pid $pid in $cg (id $cgid)"
 	[ -n "$e" ] && jq -e --arg p "$2" --arg cg "$cg" --argjson id "$cgid" \
 		'.profile == $p and .cgroup == $cg and .cgroup_id == $id' <<<"$e" >/dev/null
-}
-
-no_entry() {
-	local e
-	e=$(entry "$1")
-	[ -z "$e" ] || { echo "still registered: $e"; return 1; }
 }
 
 # never_ran NAME: the marker the container's command writes into the shared directory is absent.

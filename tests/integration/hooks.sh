@@ -29,17 +29,8 @@ runtimes=(crun runc)
 
 # ---- helpers ----
 
-start_agent() {
-	krsid -p "$P" --log "$LOG" --events "$work/events.log" --default-profile h-default &
-	agent_pid=$!
-	agent_up
-}
-
-stop_agent() {
-	kill "$agent_pid" 2>/dev/null
-	wait "$agent_pid" 2>/dev/null
-	! krsictl status >/dev/null 2>&1
-}
+start_agent() { agent_start h-default; }
+stop_agent() { agent_stop; }
 
 # variant NAME PROFILE CMD...: bundle $work/NAME on the shared rootfs, running CMD, wired with
 # krsictl oci-inject; PROFILE "-" leaves the annotation out (the agent's default profile).
@@ -70,11 +61,6 @@ fails_with() {
 	grep -Eq -- "$re" <<<"$out"
 }
 
-# entry CONTAINER: its registry entry as JSON, or nothing.
-entry() {
-	krsictl ps --json | jq -c --arg c "$1" '.containers[] | select(.container == $c)'
-}
-
 # registered CONTAINER PROFILE RUNTIME: CONTAINER is registered under PROFILE, with the cgroup
 # (path and id) its init process is in.
 registered() {
@@ -90,11 +76,6 @@ registered() {
 
 # unregistered CONTAINER: no entry for it, once krsid has seen its cgroup go (it unregisters
 # a container when its cgroup is removed; poststop too where wired).
-no_entry() {
-	local e
-	e=$(entry "$1")
-	[ -z "$e" ] || { echo "still registered: $e"; return 1; }
-}
 unregistered() {
 	wait_for no_entry "$1"
 }

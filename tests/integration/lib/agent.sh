@@ -14,6 +14,34 @@ agent_up() {
 	done
 }
 
+# agent_start DEFAULT-PROFILE: krsid in the background on the suite's profile directory $P,
+# logging to $LOG, events to $work/events.log, with DEFAULT-PROFILE for containers that name
+# none; waits until it answers.
+agent_start() {
+	krsid -p "$P" --log "$LOG" --events "$work/events.log" --default-profile "$1" &
+	agent_pid=$!
+	agent_up
+}
+
+# agent_stop: krsid stopped by SIGTERM, and no longer answering.
+agent_stop() {
+	kill "$agent_pid" 2>/dev/null
+	wait "$agent_pid" 2>/dev/null
+	! krsictl status >/dev/null 2>&1
+}
+
+# entry CONTAINER: its registry entry as JSON, or nothing.
+entry() {
+	krsictl ps --json | jq -c --arg c "$1" '.containers[] | select(.container == $c)'
+}
+
+# no_entry CONTAINER: krsid has no entry for it.
+no_entry() {
+	local e
+	e=$(entry "$1")
+	[ -z "$e" ] || { echo "still registered: $e"; return 1; }
+}
+
 # ---- reports ----
 
 # count_events CONTAINER HOOK VERDICT FIXED: events of CONTAINER with that hook and verdict

@@ -108,7 +108,7 @@ guest-check: stage deb-stage
 # how many runs of each passed (tests/vm/repeat.sh; the last table is in tests/vm/REPEAT.md).
 N ?= 5
 J ?= 1
-guest-repeat: stage selftests image
+guest-repeat: stage deb-stage selftests image
 	@tests/vm/repeat.sh -j $(J) $(N) $(GUEST_SUITES)
 
 check: deps

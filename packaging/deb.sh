@@ -16,8 +16,8 @@ die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
 
 lint=1
 [ "${1:-}" = --no-lintian ] && lint=0
-for t in dpkg-deb dpkg-shlibdeps dpkg-buildflags fakeroot; do
-	command -v "$t" >/dev/null || [ "$t" = fakeroot ] || die "$t not found (run make deps)"
+for t in dpkg-deb dpkg-shlibdeps dpkg-buildflags; do
+	command -v "$t" >/dev/null || die "$t not found (run make deps)"
 done
 
 version=$(sed -n 's/^#define KRSID_VERSION "\(.*\)"$/\1/p' agent/daemon/krsid.h)

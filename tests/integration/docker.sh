@@ -171,6 +171,19 @@ else
 	tap_fail "two long-running containers start" "$(tail -n 20 "$work/dockerd.log")"
 fi
 
+# ---- Docker's built-in runtime ----
+
+# `docker run --runtime runc` names dockerd's own runtime, which daemon.json cannot remove: it
+# runs "runc" from the PATH, without krsi-runc, so the container is not registered. With
+# krsi-runc installed as runc ahead of /usr/sbin in that PATH, it goes through krsi-runc too.
+check_output "--runtime runc (dockerd's own) bypasses krsi-runc: the container is not confined" \
+	'^other$' drun --rm --runtime runc "$IMG" cat /etc/other
+ln -s "$RUNC" /usr/local/sbin/runc
+check "with krsi-runc as /usr/local/sbin/runc, --runtime runc is confined by the default profile" \
+	fails_with "can't open '/etc/other': $EPERM" drun --rm --runtime runc "$IMG" cat /etc/other
+check_output "and runc itself still answers through it" '^runc version' runc --version
+rm -f /usr/local/sbin/runc
+
 # ---- bad input and a missing krsid: nothing starts unconfined ----
 
 check "a runtime with a bad --krsi-profile: docker run fails, naming the option" \

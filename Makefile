@@ -63,7 +63,6 @@ stage: all
 	@rm -rf $(GUEST)
 	@image/stage.sh $(GUEST)
 
-# The walls between the folders, and the size of files and functions (scripts/check-walls.sh).
 # The Debian package, build/krsi_VERSION_amd64.deb, checked by lintian (packaging/deb.sh).
 deb: all
 	@packaging/deb.sh
@@ -76,6 +75,7 @@ deb-stage: deb
 	@cp -R tests/lib/. $(BUILD)/guest-deb/opt/krsi-tests/lib/
 	@cp $(BUILD)/krsi_*_*.deb $(BUILD)/guest-deb/opt/krsi-tests/
 
+# The walls between the folders, and the size of files and functions (scripts/check-walls.sh).
 check-walls:
 	@mkdir -p $(RESULTS)
 	@scripts/check-walls.sh >$(RESULTS)/walls.tap; rc=$$?; cat $(RESULTS)/walls.tap; exit $$rc

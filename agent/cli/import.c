@@ -95,9 +95,9 @@ static int import_run(struct cli *cli, int argc, char **argv)
 	for (size_t i = 0; i < im.n_notes; i++)
 		fprintf(stderr, "krsictl: profile import: %s: %s\n", argv[1], im.notes[i]);
 	if (o.strict && im.n_dropped) {
-		fprintf(stderr, "krsictl: profile import: %s: --strict: %zu rule%s or field%s "
-			"without a krsi equivalent (above); nothing written\n", argv[1],
-			im.n_dropped, im.n_dropped == 1 ? "" : "", im.n_dropped == 1 ? "" : "s");
+		fprintf(stderr, "krsictl: profile import: %s: --strict: %zu field%s without a krsi "
+			"equivalent (above); nothing written\n", argv[1], im.n_dropped,
+			im.n_dropped == 1 ? "" : "s");
 		kubearmor_import_clear(&im);
 		return EXIT_INVALID;
 	}

@@ -84,6 +84,19 @@ check "krsictl profile import kubearmor writes a profile" \
 	krsictl profile import kubearmor "$work/ka.yaml" --output /etc/krsi/profiles/ka-web.json
 check_output "krsictl profile check says what it does" 'profile ka-web version 1, schema 1, enforce: valid' \
 	krsictl profile check /etc/krsi/profiles/ka-web.json
+sed 's/^  name: ka-web$/  name: ka-loose/; s|^    - path: /opt/tool$|    - path: /opt/tool\n      fromSource:\n      - path: /bin/sh|' \
+	"$work/ka.yaml" >"$work/ka-loose.yaml"
+strict_refuses() { # --strict: exit 4, the dropped field named, nothing written
+	local out rc
+	out=$(krsictl profile import kubearmor "$work/ka-loose.yaml" --strict \
+		--output /etc/krsi/profiles/ka-loose.json 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	[ "$rc" = 4 ] && grep -q 'dropped: spec.process.matchPaths\[0\].fromSource' <<<"$out" &&
+		grep -q -- '--strict: 1 field without a krsi equivalent' <<<"$out" &&
+		[ ! -e /etc/krsi/profiles/ka-loose.json ]
+}
+check "--strict refuses a policy with a fromSource, naming it, and writes nothing" strict_refuses
 check "krsid installs it from its directory" wait_for krsictl profile show ka-web
 check "the file rule denies the first read with EPERM" \
 	fails_with "can't open '/etc/secret': $EPERM" \

@@ -153,6 +153,7 @@ static void rule_fields(struct ka *k, yaml_node_t *rule, const char *where)
 	static const char *const known[] = { "path", "dir", "recursive", "readOnly", "action",
 					      "protocol", "capability", "fromSource", "ownerOnly",
 					      "severity", "tags", "message" };
+	static const char *const info[] = { "severity", "tags", "message" };
 
 	if (get(k, rule, "fromSource"))
 		note(k, true, "%s.fromSource: krsi applies a profile to every process of the "
@@ -160,8 +161,6 @@ static void rule_fields(struct ka *k, yaml_node_t *rule, const char *where)
 	if (get(k, rule, "ownerOnly"))
 		note(k, true, "%s.ownerOnly: krsi has no owner condition; the rule is kept for "
 		     "every user", where);
-	static const char *const info[] = { "severity", "tags", "message" };
-
 	for (size_t i = 0; i < ARRAY_SIZE(info); i++)
 		if (get(k, rule, info[i]))
 			note(k, false, "%s.%s: krsi's events carry no %s", where, info[i], info[i]);
@@ -179,9 +178,10 @@ static void rule_fields(struct ka *k, yaml_node_t *rule, const char *where)
 
 static bool truthy(struct ka *k, yaml_node_t *rule, const char *key, const char *where)
 {
-	const char *s = scalar(get(k, rule, key));
+	yaml_node_t *v = get(k, rule, key);
+	const char *s = scalar(v);
 
-	if (!get(k, rule, key))
+	if (!v)
 		return false;
 	if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
 		return !strcmp(s, "true");
@@ -264,11 +264,17 @@ static void rules(struct ka *k, yaml_node_t *section, const char *sname, const s
 	}
 }
 
-/* A process (ARG NULL) or file (ARG non-NULL) rule of matchPaths or matchDirectories. */
+/* Which path rules a list holds: process or file, paths or directories (path_rule's ARG). */
+struct path_list {
+	bool file, dirs;
+};
+
+/* A rule of process or file matchPaths or matchDirectories (ARG: its struct path_list). */
 static void path_rule(struct ka *k, yaml_node_t *rule, const char *where, enum action a,
 		      const void *arg)
 {
-	bool file = arg, dirs = strstr(where, "matchDirectories"), ro;
+	const struct path_list *pl = arg;
+	bool file = pl->file, dirs = pl->dirs, ro;
 	const char *kinds[2] = { NULL, NULL };
 	char path[4096];
 
@@ -386,13 +392,17 @@ static void spec(struct ka *k, yaml_node_t *sp)
 	}
 	if ((s = get(k, sp, "process"))) {
 		section_fields(k, s, "process", paths, ARRAY_SIZE(paths));
-		rules(k, s, "process", &(struct rule_list){ "matchPaths", NULL, path_rule, NULL });
-		rules(k, s, "process", &(struct rule_list){ "matchDirectories", NULL, path_rule, NULL });
+		rules(k, s, "process", &(struct rule_list){ "matchPaths", NULL, path_rule,
+							    &(struct path_list){ false, false } });
+		rules(k, s, "process", &(struct rule_list){ "matchDirectories", NULL, path_rule,
+							    &(struct path_list){ false, true } });
 	}
 	if ((s = get(k, sp, "file")) && !k->r) {
 		section_fields(k, s, "file", paths, ARRAY_SIZE(paths));
-		rules(k, s, "file", &(struct rule_list){ "matchPaths", NULL, path_rule, k });
-		rules(k, s, "file", &(struct rule_list){ "matchDirectories", NULL, path_rule, k });
+		rules(k, s, "file", &(struct rule_list){ "matchPaths", NULL, path_rule,
+							 &(struct path_list){ true, false } });
+		rules(k, s, "file", &(struct rule_list){ "matchDirectories", NULL, path_rule,
+							 &(struct path_list){ true, true } });
 	}
 	if ((s = get(k, sp, "network")) && !k->r) {
 		section_fields(k, s, "network", net, ARRAY_SIZE(net));

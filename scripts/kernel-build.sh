@@ -48,7 +48,7 @@ tarball=/usr/src/$pkg.tar.xz
 # The tree is tagged with the package version it was unpacked from.
 if [ ! -d "$src/.git" ] || [ "$(git -C "$src" tag -l "base-$have")" != "base-$have" ]; then
 	log "unpacking $tarball into $src (about 1 minute)"
-	rm -rf "$src" "$obj" "$kdir/unpack"
+	rm -rf "$src" "$obj" "$kdir/unpack" "$kdir/apply"
 	mkdir -p "$kdir/unpack"
 	tar -C "$kdir/unpack" -xf "$tarball"
 	mv "$kdir/unpack/$pkg" "$src"
@@ -75,13 +75,24 @@ if [ "$(cat "$kdir/applied" 2>/dev/null)" = "$series_key" ] &&
 	[ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ]; then
 	log "kernel/patches already applied to $src"
 else
+	# The series is applied in a scratch worktree, and $src then checks out the result: only
+	# the files that differ from what $src has are written, so make rebuilds what the change
+	# touches rather than everything that includes a header some patch touches.
 	log "applying kernel/patches/series to $src"
 	rm -f "$kdir/applied"
-	git -C "$src" am --abort >/dev/null 2>&1 || true
-	git -C "$src" checkout -q -f -B krsi base
-	if [ ${#patches[@]} -gt 0 ]; then
-		git -C "$src" am -q --keep-cr "${patches[@]}" || die "a patch of kernel/patches does not apply to $have (see git -C $src am --show-current-patch)"
+	apply=$kdir/apply
+	if [ ! -e "$apply/.git" ]; then
+		rm -rf "$apply"
+		git -C "$src" worktree prune
+		git -C "$src" worktree add -q --detach "$apply" base
 	fi
+	git -C "$apply" am --abort >/dev/null 2>&1 || true
+	git -C "$apply" checkout -q -f --detach base
+	if [ ${#patches[@]} -gt 0 ]; then
+		git -C "$apply" am -q --keep-cr "${patches[@]}" || die "a patch of kernel/patches does not apply to $have (see git -C $apply am --show-current-patch)"
+	fi
+	git -C "$src" am --abort >/dev/null 2>&1 || true
+	git -C "$src" checkout -q -f -B krsi "$(git -C "$apply" rev-parse HEAD)"
 	echo "$series_key" > "$kdir/applied"
 fi
 log "$(git -C "$src" rev-list --count base..HEAD) patches applied"

@@ -16,7 +16,7 @@ failed=0
 for c in $(git -C "$src" rev-list --reverse base..krsi); do
 	git -C "$src" checkout -q -f --detach "$c"
 	subject=$(git -C "$src" log -1 --format=%s "$c")
-	if make -s -C "$src" O="$obj" -j"$jobs" olddefconfig security/ kernel/bpf/ fs/namespace.o fs/fsopen.o fs/binfmt_elf.o kernel/exec_domain.o >/tmp/krsi-series-check.log 2>&1; then
+	if make -s -C "$src" O="$obj" -j"$jobs" olddefconfig security/ kernel/bpf/ fs/namespace.o fs/fsopen.o fs/binfmt_elf.o fs/compat_binfmt_elf.o kernel/exec_domain.o >/tmp/krsi-series-check.log 2>&1; then
 		echo "ok - $subject"
 	else
 		echo "not ok - $subject"; sed 's/^/#   /' /tmp/krsi-series-check.log | tail -n 20

@@ -25,8 +25,8 @@
  *
  * The programs are here; what they share is in headers, one concern each, included in dependency
  * order: kdefs.bpf.h (the kernel's constants), maps.bpf.h, cgroup.bpf.h (which policy),
- * verdict.bpf.h (decide, report), file.bpf.h (file rules), net.bpf.h, wx.bpf.h, replace.bpf.h and
- * write.bpf.h.
+ * verdict.bpf.h (decide, report), file.bpf.h (file rules), net.bpf.h, wx.bpf.h, replace.bpf.h,
+ * write.bpf.h and knob.bpf.h.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -45,6 +45,7 @@
 #include "wx.bpf.h"
 #include "replace.bpf.h"
 #include "write.bpf.h"
+#include "knob.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -99,6 +100,12 @@ int BPF_PROG(file_open, struct file *file, int ret)
 		if (r)
 			return r;
 	}
+	/* Another cgroup's files, the kernel's knobs, block devices (knob.bpf.h). */
+	if (mode & FMODE_WRITE) {
+		r = knob_open(&c, file, &fp);
+		if (r)
+			return r;
+	}
 	if (!deny)
 		return 0;
 	if (mode & FMODE_WRITE && deny & KRSI_DENY(KRSI_HOOK_OPEN_WRITE)) {
@@ -109,6 +116,31 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	if (mode & FMODE_READ && deny & KRSI_DENY(KRSI_HOOK_OPEN_READ))
 		return file_rules(&c, file, KRSI_PATH_READ, KRSI_HOOK_OPEN_READ, 0, &fp);
 	return 0;
+}
+
+/*
+ * clone3(2) with CLONE_INTO_CGROUP starts the child in the cgroup of a descriptor the caller
+ * holds, which may be outside its container's cgroup subtree and so outside every rule. The
+ * destination is not known here (task_alloc runs before cgroup_can_fork() reads the
+ * descriptor), and the one check that sees it, inode_permission on the common ancestor's
+ * cgroup.procs, runs on every path component of every lookup on the machine: a confined task
+ * is refused the flag itself. It may still move its own processes within its subtree by
+ * writing cgroup.procs there (knob.bpf.h).
+ */
+#define CLONE_INTO_CGROUP 0x200000000ULL
+SEC("lsm/task_alloc")
+int BPF_PROG(task_alloc, struct task_struct *task, unsigned long clone_flags, int ret)
+{
+	struct report r = { .hook = KRSI_HOOK_CGROUP, .arg = KRSI_CGROUP_CLONE,
+			    .object = KRSI_CGROUP_CLONE };
+	struct ctx c;
+
+	if (ret)
+		return ret;
+	if (!((__u64)clone_flags & CLONE_INTO_CGROUP) || !policy_get(&c) ||
+	    !(c.pol->deny & KRSI_DENY(KRSI_HOOK_CGROUP)))
+		return 0;
+	return decide(&c, &r);
 }
 
 SEC("lsm/socket_create")

@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #endif
 
-#define KRSI_ABI_VERSION 11
+#define KRSI_ABI_VERSION 12
 
 /* Limits shared by the parser, the agent and the BPF programs. */
 #define KRSI_PATH_MAX 244	  /* path bytes in a rule or event, NUL included */
@@ -60,6 +60,11 @@ enum krsi_hook {
 	KRSI_HOOK_PATHLESS,	   /* exec or PROT_EXEC mapping of a file on no real directory */
 	KRSI_HOOK_REPLACE,	   /* file_open for writing, inode_rename, _link, _unlink, _rmdir:
 				    * changing what an exec allow list admits (enum krsi_replace_call) */
+	KRSI_HOOK_KNOB,		   /* file_open for writing: a kernel knob (enum krsi_knob) */
+	KRSI_HOOK_BLOCKDEV,	   /* file_open for writing: a block device */
+	KRSI_HOOK_CGROUP,	   /* task_alloc (clone3 CLONE_INTO_CGROUP), file_open for writing
+				    * of another cgroup's file: leaving the container's cgroup subtree
+				    * (enum krsi_cgroup_call); set in every policy, not a profile key */
 	KRSI_HOOK_COUNT,
 };
 
@@ -163,6 +168,27 @@ enum krsi_cap_route {
 	KRSI_CAP_SYSLOG = 1,  /* syslog: CAP_SYSLOG, or CAP_SYS_ADMIN in its place */
 	KRSI_CAP_PERF = 2,    /* perf_event_open: CAP_PERFMON, or CAP_SYS_ADMIN */
 	KRSI_CAP_BPF = 3,     /* bpf: CAP_BPF, or CAP_SYS_ADMIN */
+};
+
+/*
+ * krsi_event.arg of knob events: what kind of knob the file is. Its path is the file's place in
+ * its file system's tree (file.bpf.h, ktree_path()), whatever instance it was opened through.
+ */
+enum krsi_knob {
+	KRSI_KNOB_SYSCTL = 0, /* /proc/sys: a sysctl of the whole machine, or of the host's
+			       * namespace (net.*, user.*, the IPC and UTS ones, ns_last_pid) */
+	KRSI_KNOB_PROC = 1,   /* another procfs file outside /proc/PID (sysrq-trigger, irq, ...) */
+	KRSI_KNOB_SYSFS = 2,  /* sysfs, but for a network device of the task's own namespace */
+	KRSI_KNOB_FS = 3,     /* debugfs, tracefs, securityfs, configfs, efivarfs, pstore,
+			       * binfmt_misc, fusectl, selinuxfs, smackfs */
+	KRSI_KNOB_RELEASE_AGENT = 4, /* a cgroup v1 hierarchy's release_agent */
+};
+
+/* krsi_event.arg of cgroup events: how the task would leave its container's cgroup subtree. */
+enum krsi_cgroup_call {
+	KRSI_CGROUP_CLONE = 0, /* clone3(2) with CLONE_INTO_CGROUP: path empty */
+	KRSI_CGROUP_WRITE = 1, /* a file of a cgroup outside the subtree opened for writing
+				* (cgroup.procs, cgroup.threads, a limit): path, cgroup id in value */
 };
 
 #define KRSI_DENY(hook) (1ULL << (hook))

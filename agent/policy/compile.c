@@ -175,6 +175,12 @@ static uint64_t compile_deny(const struct profile *p)
 		deny |= KRSI_DENY(KRSI_HOOK_WX);
 	if (p->pathless_exec)
 		deny |= KRSI_DENY(KRSI_HOOK_PATHLESS);
+	if (p->kernel_knobs)
+		deny |= KRSI_DENY(KRSI_HOOK_KNOB);
+	if (p->block_write)
+		deny |= KRSI_DENY(KRSI_HOOK_BLOCKDEV);
+	/* Whatever the profile: the container's cgroup is its identity (bpf/knob.bpf.h). */
+	deny |= KRSI_DENY(KRSI_HOOK_CGROUP);
 	if (p->caps)
 		deny |= KRSI_DENY(KRSI_HOOK_CAPABLE);
 	return deny;

@@ -111,6 +111,45 @@ void event_time_str(int64_t real_ns, char *buf, size_t size)
 		 (long long)(real_ns % 1000000000) / 1000);
 }
 
+static const char *knob_str(int kind)
+{
+	switch (kind) {
+	case KRSI_KNOB_SYSCTL: return "sysctl";
+	case KRSI_KNOB_PROC: return "procfs";
+	case KRSI_KNOB_SYSFS: return "sysfs";
+	case KRSI_KNOB_FS: return "kernel file system";
+	case KRSI_KNOB_RELEASE_AGENT: return "release_agent";
+	}
+	return "unknown";
+}
+
+/* The fields of the writes that reach beyond the container (bpf/knob.bpf.h). */
+static void add_beyond(json_object *o, const struct krsi_event *e, const char *path)
+{
+	char dev[32];
+
+	switch (e->hook) {
+	case KRSI_HOOK_KNOB:
+		add_str(o, "path", path);
+		add_str(o, "kind", knob_str(e->arg));
+		add_int(o, "inode", e->value);
+		break;
+	case KRSI_HOOK_BLOCKDEV:
+		add_str(o, "path", path);
+		snprintf(dev, sizeof(dev), "%u:%u", (unsigned)(e->value >> 20),
+			 (unsigned)(e->value & 0xfffff));
+		add_str(o, "device", dev);
+		break;
+	case KRSI_HOOK_CGROUP:
+		add_str(o, "call", e->arg == KRSI_CGROUP_CLONE ? "clone3" : "write");
+		if (e->arg != KRSI_CGROUP_CLONE) {
+			add_str(o, "path", path);
+			add_int(o, "target_cgroup_id", e->value);
+		}
+		break;
+	}
+}
+
 json_object *event_to_json(const struct krsi_event *e, const struct event_names *n,
 			   int64_t boot_to_real_ns)
 {
@@ -218,6 +257,11 @@ json_object *event_to_json(const struct krsi_event *e, const struct event_names 
 	case KRSI_HOOK_SELF:
 		add_str(o, "object", e->arg ? "program" : "map");
 		add_int(o, "id", e->value);
+		break;
+	case KRSI_HOOK_KNOB:
+	case KRSI_HOOK_BLOCKDEV:
+	case KRSI_HOOK_CGROUP:
+		add_beyond(o, e, path);
 		break;
 	}
 	if (e->suppressed)

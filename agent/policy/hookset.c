@@ -10,9 +10,16 @@ static const struct {
 	const char *prog;
 	uint64_t deny;
 } table[] = {
-	/* wx: /proc/PID/mem, and files mapped executable, are not opened for writing. */
+	/*
+	 * wx: /proc/PID/mem, and files mapped executable, are not opened for writing; nor are
+	 * kernel knobs, block devices and (every profile) other cgroups' files (bpf/knob.bpf.h).
+	 */
 	{ "file_open", KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE) |
-			       KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_WX) },
+			       KRSI_DENY(KRSI_HOOK_REPLACE) | KRSI_DENY(KRSI_HOOK_WX) |
+			       KRSI_DENY(KRSI_HOOK_KNOB) | KRSI_DENY(KRSI_HOOK_BLOCKDEV) |
+			       KRSI_DENY(KRSI_HOOK_CGROUP) },
+	/* Every profile: no child started in a cgroup of its caller's choosing. */
+	{ "task_alloc", KRSI_DENY(KRSI_HOOK_CGROUP) },
 	/*
 	 * What a write rule protects is not truncated, renamed, replaced or removed, and no new
 	 * name takes its path; what an exec allow list admits stays what it was; and (mount) no

@@ -424,26 +424,32 @@ int learn_would_deny(const struct profile *p, json_object *ev, char *why, size_t
 		}
 		return 0;
 	}
+	case KRSI_HOOK_CGROUP:
+		snprintf(why, size, "every profile keeps a container in its cgroup");
+		return 1;
 	}
 	{
 		static const struct {
 			int hook;
 			size_t off;
+			const char *key;
 		} flags[] = {
-			{ KRSI_HOOK_MOUNT, offsetof(struct profile, mount) },
-			{ KRSI_HOOK_PTRACE, offsetof(struct profile, ptrace) },
-			{ KRSI_HOOK_MODULE, offsetof(struct profile, module) },
-			{ KRSI_HOOK_BPF, offsetof(struct profile, bpf) },
-			{ KRSI_HOOK_USERNS, offsetof(struct profile, userns) },
-			{ KRSI_HOOK_WX, offsetof(struct profile, wx) },
-			{ KRSI_HOOK_PATHLESS, offsetof(struct profile, pathless_exec) },
+			{ KRSI_HOOK_MOUNT, offsetof(struct profile, mount), "mount" },
+			{ KRSI_HOOK_PTRACE, offsetof(struct profile, ptrace), "ptrace" },
+			{ KRSI_HOOK_MODULE, offsetof(struct profile, module), "module" },
+			{ KRSI_HOOK_BPF, offsetof(struct profile, bpf), "bpf" },
+			{ KRSI_HOOK_USERNS, offsetof(struct profile, userns), "userns" },
+			{ KRSI_HOOK_WX, offsetof(struct profile, wx), "wx" },
+			{ KRSI_HOOK_PATHLESS, offsetof(struct profile, pathless_exec), "pathless_exec" },
+			{ KRSI_HOOK_KNOB, offsetof(struct profile, kernel_knobs), "kernel_knobs" },
+			{ KRSI_HOOK_BLOCKDEV, offsetof(struct profile, block_write), "block_write" },
 		};
 
 		for (size_t i = 0; i < ARRAY_SIZE(flags); i++) {
 			if (flags[i].hook != h)
 				continue;
 			if (*(const bool *)((const char *)p + flags[i].off)) {
-				snprintf(why, size, "\"%s\": true", h == KRSI_HOOK_PATHLESS ? "pathless_exec" : hook);
+				snprintf(why, size, "\"%s\": true", flags[i].key);
 				return 1;
 			}
 			return 0;

@@ -61,6 +61,8 @@ static const struct name hooks[] = {
 	{ KRSI_HOOK_USERNS, "userns" },	  { KRSI_HOOK_WX, "wx" },
 	{ KRSI_HOOK_CAPABLE, "capable" }, { KRSI_HOOK_SELF, "self" },
 	{ KRSI_HOOK_PATHLESS, "pathless_exec" }, { KRSI_HOOK_REPLACE, "replace" },
+	{ KRSI_HOOK_KNOB, "knob" },	  { KRSI_HOOK_BLOCKDEV, "blockdev" },
+	{ KRSI_HOOK_CGROUP, "cgroup" },
 };
 
 /* Mount events: the syscall each hook stands for (enum krsi_mount_call). */

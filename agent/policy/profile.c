@@ -336,6 +336,8 @@ static const struct field {
 	{ "userns", F_BOOL, 0, offsetof(struct profile, userns) },
 	{ "wx", F_BOOL, 0, offsetof(struct profile, wx) },
 	{ "pathless_exec", F_BOOL, 0, offsetof(struct profile, pathless_exec) },
+	{ "kernel_knobs", F_BOOL, 0, offsetof(struct profile, kernel_knobs) },
+	{ "block_write", F_BOOL, 0, offsetof(struct profile, block_write) },
 	{ "schema", F_SCHEMA },
 	{ "allow", F_ALLOW },
 };
@@ -703,8 +705,10 @@ void profile_explain(const struct profile *p, FILE *f)
 		{ "userns", offsetof(struct profile, userns) },
 		{ "wx", offsetof(struct profile, wx) },
 		{ "pathless_exec", offsetof(struct profile, pathless_exec) },
+		{ "kernel_knobs", offsetof(struct profile, kernel_knobs) },
+		{ "block_write", offsetof(struct profile, block_write) },
 	};
-	char open_kinds[128] = "", denied[128] = "";
+	char open_kinds[256] = "", denied[256] = "";
 	size_t nfam = 0, ntypes = 0, ncaps = 0;
 
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {

@@ -13,7 +13,7 @@
  *   exec_dirs, read_dirs, write_dirs   arrays of absolute directories (everything below)
  *   socket       array of "AF_FAMILY" or "AF_FAMILY:SOCK_TYPE" (e.g. "AF_PACKET", "AF_INET:SOCK_RAW")
  *   connect, bind  arrays of "ADDR[/PREFIX][:PORT]" or "[ADDR6[/PREFIX]]:PORT" or "ADDR6[/PREFIX]"
- *   mount, ptrace, module, bpf, userns, wx, pathless_exec   booleans
+ *   mount, ptrace, module, bpf, userns, wx, pathless_exec, kernel_knobs, block_write   booleans
  *
  * Exact rules (exec, read, write) name a file: its path, and its identity (device and inode)
  * as resolved in each container's root and the host's (agent/identity.h), so another name of
@@ -102,7 +102,7 @@ struct profile {
 	uint16_t types[KRSI_AF_MAX];
 	struct profile_net_rule *net[PROFILE_NET_LISTS]; /* enum profile_net_list */
 	size_t n_net[PROFILE_NET_LISTS];
-	bool mount, ptrace, module, bpf, userns, wx, pathless_exec;
+	bool mount, ptrace, module, bpf, userns, wx, pathless_exec, kernel_knobs, block_write;
 	uint64_t caps;
 	uint64_t digest; /* of the document's text */
 	json_object *doc; /* the parsed document, for `profile show` */

@@ -56,6 +56,16 @@ cp /bin/echo $K/wxmapped
 # Programs the kernel would give an executable stack, or a writable and executable segment.
 $PROBE elf-copy /bin/echo $K/execstack execstack >/dev/null
 $PROBE elf-copy /bin/echo $K/wxseg wxseg >/dev/null
+# Programs whose loader makes W+X memory on its own: an executable segment larger in memory
+# than in its file, and a 32-bit program without PT_GNU_STACK run from a 64-bit caller.
+$PROBE elf-make bss-exec $K/bssexec >/dev/null
+$PROBE elf-make ia32-rie $K/ia32rie >/dev/null
+# Kernel knobs of every kind: tracefs and a cgroup v1 hierarchy (release_agent) mounted, and a
+# loop device for the block device rule (its queue settings are a sysfs knob).
+mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+mkdir -p $K/v1 && mount -t cgroup -o none,name=kc1 kc1 $K/v1 && mkdir -p $K/v1/kcsub
+truncate -s 1M $work/blk.img
+LOOP=$(losetup -f --show $work/blk.img)
 mkdir -p $K/wa/b && : >$K/wa/b/wafile
 cp /bin/echo $K/allowed-exec
 cp /bin/echo $K/xdir/prog
@@ -85,7 +95,7 @@ deny_all='
 	"connect": ["127.0.0.2/32:9", "127.0.1.0/24", "[::1]:9", "[::1]:19", "127.0.0.1/32:7"],
 	"bind": ["127.0.0.3", "0.0.0.0/32:4444"],
 	"mount": true, "ptrace": true, "module": true, "bpf": true, "userns": true, "wx": true,
-	"pathless_exec": true,
+	"pathless_exec": true, "kernel_knobs": true, "block_write": true,
 	"capabilities": ["CAP_CHOWN"]'
 # The same directories under profiles without mount, for the rules under any root and through
 # any mount, and the kernel's knobs in any instance of their file system.
@@ -243,10 +253,33 @@ kinds=(
 	"W^X execve of a program with an executable stack|exec $K/execstack ok|ok|wx|\"reason\":\"executable stack\""
 	"W^X execve of a program with a write+exec segment|exec $K/wxseg ok|ok|wx|\"reason\":\"write+exec segment\""
 	"W^X personality(2) READ_IMPLIES_EXEC (an executable heap)|personality-rie|ok|wx|\"call\":\"personality\""
+	"W^X execve of a program whose executable segment is larger in memory than in its file|exec $K/bssexec|ok|wx|\"reason\":\"write+exec segment\""
+	"W^X execve of a 32-bit program without PT_GNU_STACK (READ_IMPLIES_EXEC)|exec $K/ia32rie|ok|wx|\"reason\":\"read implies exec\""
 	"W^X /proc/self/mem opened for writing|proc-mem-write|ok|wx|\"reason\":\"write through the kernel\""
 	"W^X a file mapped executable, then opened for writing|exec-map-write $K/wxmapped|ok|wx|\"reason\":\"mapped executable\""
 	"W^X System V shm attached executable while attached writable|shm-double|ok|wx|\"reason\":\"open for writing\""
 	"capability|chown $K/chownme|ok|capable|\"capability\":\"CAP_CHOWN\""
+	# kernel_knobs: opened for writing (never written), each kind of knob of the host's.
+	"knob: kernel.panic|write /proc/sys/kernel/panic|ok|knob|\"path\":\"/proc/sys/kernel/panic\",\"kind\":\"sysctl\""
+	"knob: kernel.sysrq|write /proc/sys/kernel/sysrq|ok|knob|\"kind\":\"sysctl\""
+	"knob: vm.drop_caches|write /proc/sys/vm/drop_caches|ok|knob|\"kind\":\"sysctl\""
+	"knob: kernel.randomize_va_space|write /proc/sys/kernel/randomize_va_space|ok|knob|\"kind\":\"sysctl\""
+	"knob: kernel.kptr_restrict|write /proc/sys/kernel/kptr_restrict|ok|knob|\"kind\":\"sysctl\""
+	"knob: kernel.perf_event_paranoid|write /proc/sys/kernel/perf_event_paranoid|ok|knob|\"kind\":\"sysctl\""
+	"knob: fs.suid_dumpable|write /proc/sys/fs/suid_dumpable|ok|knob|\"kind\":\"sysctl\""
+	"knob: kernel.yama.ptrace_scope|write /proc/sys/kernel/yama/ptrace_scope|ok|knob|\"kind\":\"sysctl\""
+	"knob: kernel.core_pattern|write /proc/sys/kernel/core_pattern|ok|knob|\"kind\":\"sysctl\""
+	"knob: kernel.modprobe|write /proc/sys/kernel/modprobe|ok|knob|\"kind\":\"sysctl\""
+	"knob: net.ipv4.ip_forward of the host's network namespace|write /proc/sys/net/ipv4/ip_forward|ok|knob|\"path\":\"/proc/sys/net/ipv4/ip_forward\""
+	"knob: kernel.hostname of the host's UTS namespace|write /proc/sys/kernel/hostname|ok|knob|\"path\":\"/proc/sys/kernel/hostname\""
+	"knob: kernel.shmmax of the host's IPC namespace|write /proc/sys/kernel/shmmax|ok|knob|\"path\":\"/proc/sys/kernel/shmmax\""
+	"knob: kernel.ns_last_pid of the host's PID namespace|write /proc/sys/kernel/ns_last_pid|ok|knob|\"path\":\"/proc/sys/kernel/ns_last_pid\""
+	"knob: /proc/sysrq-trigger|write /proc/sysrq-trigger|ok|knob|\"kind\":\"procfs\""
+	"knob: a module parameter in sysfs|write /sys/module/printk/parameters/time|ok|knob|\"kind\":\"sysfs\""
+	"knob: a disk's queue setting in sysfs|write /sys/block/${LOOP#/dev/}/queue/read_ahead_kb|ok|knob|\"kind\":\"sysfs\""
+	"knob: tracefs|write /sys/kernel/tracing/tracing_on|ok|knob|\"kind\":\"kernel file system\""
+	"knob: a cgroup v1 hierarchy's release_agent|write $K/v1/release_agent|ok|knob|\"kind\":\"release_agent\""
+	"block device opened for writing|write $LOOP|ok|blockdev|\"path\":\"$LOOP\""
 )
 # every_way NAME HOOK FIXED ALLOWED SAYS OP...: SAYS (probe_says or a wrapper) runs OP, which
 # kc-enf is denied (EPERM, a deny event of HOOK with FIXED) and kc-aud allowed (ALLOWED, an
@@ -407,6 +440,97 @@ check "no event for kc-oth, whose profile matched nothing" \
 check "every event names a registered container" sh -c '
 	other=$(krsictl events | jq -c ".container as \$c | select([\"c-enf\", \"c-aud\", \"c-dirs\", \"c-daud\", \"c-pl\"] | any(.[]; . == \$c) | not)")
 	[ -z "$other" ] || { echo "$other" | head -n 3; exit 1; }'
+
+# ---- no way out of the container's cgroup, under every profile ----
+# kc-oth's profile names nothing of this, and is denied all the same; the audit profile reports.
+# name | probe op | fixed string in the event
+cg_ways=(
+	"clone3 CLONE_INTO_CGROUP into the root cgroup|clone-into-cgroup $CG|\"call\":\"clone3\""
+	"clone3 CLONE_INTO_CGROUP into an unregistered cgroup|clone-into-cgroup $CG/kc-gc|\"call\":\"clone3\""
+	"cgroup.procs of the root cgroup|cgroup-move $CG|\"call\":\"write\""
+	"cgroup.procs of another container's cgroup|cgroup-move $CG/kc-swap|\"call\":\"write\""
+)
+for k in "${cg_ways[@]}"; do
+	IFS='|' read -r name op fixed <<<"$k"
+	# shellcheck disable=SC2086
+	set -- $op
+	before=$(report_mark c-enf cgroup deny "$fixed")
+	check "cgroup: $name: EPERM under an enforcing profile" probe_says EPERM kc-enf "$@"
+	check "cgroup: $name: event, verdict deny" new_report "$before" c-enf cgroup deny "$fixed"
+	before=$(report_mark c-oth cgroup deny "$fixed")
+	check "cgroup: $name: EPERM under a profile that names nothing of it" probe_says EPERM kc-oth "$@"
+	check "cgroup: $name: event for that profile too" new_report "$before" c-oth cgroup deny "$fixed"
+	before=$(report_mark c-aud cgroup audit "$fixed")
+	check "cgroup: $name: allowed under the audit profile" probe_says ok kc-aud "$@"
+	check "cgroup: $name: event, verdict audit" new_report "$before" c-aud cgroup audit "$fixed"
+	check "cgroup: $name: allowed on the host" probe_says ok "" "$@"
+done
+check "cgroup: a container moves its own process into its own sub-cgroup" \
+	probe_says ok kc-enf cgroup-move $CG/kc-enf/sub
+check "cgroup: a limit of its own cgroup stays writable" probe_says ok kc-enf write $CG/kc-enf/cgroup.max.depth
+# A task of kc-enf moved in a cgroup v1 hierarchy: its v2 cgroup, krsi's identity, is the same.
+v1_confined() {
+	local out
+	# shellcheck disable=SC2016
+	out=$(sh -c 'echo $$ >"$1/cgroup.procs" && echo $$ >"$2/cgroup.procs" && exec "$3" read "$4"' \
+		sh "$CG/kc-enf" "$K/v1/kcsub" "$PROBE" "$K/secret" 2>&1)
+	echo "read after a move in cgroup v1: $out"
+	[ "$out" = EPERM ]
+}
+check "cgroup: a move in a cgroup v1 hierarchy leaves the task confined (v2 is its identity)" \
+	v1_confined
+
+# ---- kernel knobs of the container's own namespaces stay writable ----
+# ns_says WANT CGROUP UNSHARE-OPTIONS OP...: krsi-probe's answer in new namespaces in CGROUP.
+ns_says() {
+	local want=$1 cg=$2 opts=$3 got
+	shift 3
+	# shellcheck disable=SC2086
+	got=$(in_cg "$cg" unshare $opts "$PROBE" "$@" 2>&1)
+	echo "unshare $opts krsi-probe $* in cgroup '$cg': got '$got', want '$want'"
+	[ "$got" = "$want" ]
+}
+check "knob: net.ipv4.ip_forward of its own network namespace" \
+	ns_says ok kc-enf -n write /proc/sys/net/ipv4/ip_forward
+check "knob: kernel.hostname of its own UTS namespace" ns_says ok kc-enf -u write /proc/sys/kernel/hostname
+check "knob: kernel.domainname of its own UTS namespace" ns_says ok kc-enf -u write /proc/sys/kernel/domainname
+check "knob: kernel.shmmax of its own IPC namespace" ns_says ok kc-enf -i write /proc/sys/kernel/shmmax
+check "knob: fs.mqueue.msg_max of its own IPC namespace" ns_says ok kc-enf -i write /proc/sys/fs/mqueue/msg_max
+check "knob: kernel.ns_last_pid of its own PID namespace" ns_says ok kc-enf "-p -f" write /proc/sys/kernel/ns_last_pid
+check "knob: vm.drop_caches stays the machine's in new namespaces" \
+	ns_says EPERM kc-enf "-n -u -i" write /proc/sys/vm/drop_caches
+check "knob: the host's network devices in sysfs, from another network namespace" \
+	ns_says EPERM kc-enf -n write /sys/class/net/lo/mtu
+check "knob: its own process's files in /proc/PID stay writable" probe_says ok kc-enf write /proc/self/oom_score_adj
+check "block device: reading one stays allowed" probe_says ok kc-enf read $LOOP
+
+# ---- the shipped default: the kernel's knobs and cloud metadata as classes ----
+mkdir -p "$CG/kc-def" "$CG/kc-adt"
+check "register kc-def under the shipped default" krsictl register c-def --cgroup /kc-def --profile default
+check "register kc-adt under the shipped audit" krsictl register c-adt --cgroup /kc-adt --profile audit
+# shipped_way NAME HOOK FIXED OP...: denied and reported under default, allowed (as on the host)
+# and reported under audit.
+shipped_way() {
+	local name=$1 hook=$2 fixed=$3 host before
+	shift 3
+	host=$("$PROBE" "$@" 2>&1)
+	before=$(report_mark c-def "$hook" deny "$fixed")
+	check "default: $name: EPERM" probe_says EPERM kc-def "$@"
+	check "default: $name: event, verdict deny" new_report "$before" c-def "$hook" deny "$fixed"
+	before=$(report_mark c-adt "$hook" audit "$fixed")
+	check "audit: $name: allowed, as on the host ($host)" probe_says "$host" kc-adt "$@"
+	check "audit: $name: event, verdict audit" new_report "$before" c-adt "$hook" audit "$fixed"
+}
+for a in 169.254.169.254 fd00:ec2::254 fd20:ce::254 fe80::a9fe:a9fe 169.254.170.2 169.254.170.23 \
+	fd00:ec2::23 168.63.129.16 100.100.100.200 169.254.0.23 169.254.42.42; do
+	shipped_way "cloud metadata $a" connect "\"address\":\"$a\"" sendto "$a" 80
+done
+for f in /proc/sys/kernel/panic /proc/sys/vm/drop_caches /proc/sys/kernel/core_pattern \
+	/proc/sysrq-trigger "/sys/block/${LOOP#/dev/}/queue/read_ahead_kb" /sys/module/printk/parameters/time; do
+	shipped_way "kernel knob $f" knob "\"path\":\"$f\"" write "$f"
+done
+shipped_way "a block device opened for writing" blockdev "\"path\":\"$LOOP\"" write "$LOOP"
+for c in c-def c-adt; do krsictl unregister "$c" >/dev/null; done
 
 # Precision: what the rules do not name stays allowed in kc-enf.
 check "exec of an unlisted binary is allowed" probe_says ok kc-enf exec $K/allowed-exec ok
@@ -919,9 +1043,10 @@ links_all() { # present|absent PROG...
 check "no profile denies mount: none of its 13 programs has a link" links_all absent $MOUNT_PROGS
 check "an exec rule covers executable mappings: mmap_file and file_mprotect are attached" \
 	test -e $L/file_mprotect -a -e $L/mmap_file
-check "no profile sets read, write or capabilities: no link for their hooks" \
-	test ! -e $L/file_open -a ! -e $L/capable
-check_output "status counts 6 attached hooks" '"attached": 6' krsictl status --json
+check "no profile sets capabilities: no link for capable" test ! -e $L/capable
+check "every profile keeps its containers in their cgroups: file_open and task_alloc are attached" \
+	test -e $L/file_open -a -e $L/task_alloc
+check_output "status counts 8 attached hooks" '"attached": 8' krsictl status --json
 # With BPF statistics on, a program counts its runs: a detached one does not run.
 run_cnt() { # PROGRAM
 	bpftool prog show pinned "/sys/fs/bpf/krsi/progs/$1" --json | jq -r '.run_cnt // 0'
@@ -940,7 +1065,7 @@ check_output "krsid logs the attachment" 'hook sb_mount attached' cat "$LOG"
 check "kc-od's mount is now denied" probe_says EPERM kc-od mount $K/mnt
 check "the host's mount is still allowed" probe_says ok "" mount $K/mnt
 check "the attached sb_mount program runs" test "$(run_cnt sb_mount)" -gt "$mount_runs"
-check "file_open is still detached" test ! -e $L/file_open
+check "capable is still detached" test ! -e $L/capable
 
 od_profile 3 audit ', "ptrace": true'
 check "reload od without mount, with ptrace, in audit mode" krsictl profile reload
@@ -960,7 +1085,7 @@ kill "$agent_pid" 2>/dev/null
 wait "$agent_pid" 2>/dev/null
 : >"$LOG"
 check "krsid restarts" start_agent
-check_output "the restart adopted the pinned links" 'adopted [0-9]+ programs \(8 attached\)' \
+check_output "the restart adopted the pinned links" 'adopted [0-9]+ programs \(10 attached\)' \
 	cat "$LOG"
 check "the restart attached and detached nothing" sh -c "! grep -E 'hook [a-z_]+ (at|de)tached' '$LOG'"
 check "ptrace_access_check keeps its link" test "$(stat -c %i $L/ptrace_access_check)" = "$ino"
@@ -982,8 +1107,10 @@ check "krsid --unload removes every pin" sh -c 'krsid --unload && test ! -e /sys
 krsid --unload >/dev/null 2>&1
 umount /tmp/kc-bind 2>/dev/null && rmdir /tmp/kc-bind
 umount $K/mt $K/mv $K/um 2>/dev/null
+umount $K/v1 2>/dev/null
+losetup -d "$LOOP" 2>/dev/null
 kill "$dt_holder" 2>/dev/null
-for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-arm kc-od; do
+for c in kc-enf/sub/deeper kc-enf/sub kc-enf kc-aud kc-oth kc-swap kc-gc kc-loop kc-arm kc-od kc-def kc-adt; do
 	rmdir "$CG/$c" 2>/dev/null
 done
 rm -rf "$work" "$K"

@@ -105,6 +105,7 @@ jq -n --arg rt "$RUNC" '{
 	runtimes: {
 		krsi: {path: $rt},
 		"krsi-deny": {path: $rt, runtimeArgs: ["--krsi-profile=d-deny"]},
+		"krsi-default": {path: $rt, runtimeArgs: ["--krsi-profile=default"]},
 		"krsi-open": {path: $rt, runtimeArgs: ["--krsi-fail-open"]},
 		"krsi-bad": {path: $rt, runtimeArgs: ["--krsi-profile=Not-A-Name"]},
 		"krsi-unknown": {path: $rt, runtimeArgs: ["--krsi-profile=no-such-profile"]}
@@ -170,6 +171,46 @@ if drun -d --name web --runtime krsi-deny "$IMG" sleep 3600 >/dev/null &&
 else
 	tap_fail "two long-running containers start" "$(tail -n 20 "$work/dockerd.log")"
 fi
+
+# ---- a privileged container under the shipped default ----
+# --privileged leaves /proc/sys, /sys and the cgroup file system writable and gives the
+# container every device of the host: default denies the kernel's knobs and block devices as
+# classes, keeps the container in its cgroup, and leaves it its own namespaces' knobs.
+# pdrun [DOCKER OPTIONS] -- CMD...: a privileged container under default, CMD run by sh -c.
+pdrun() {
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	drun --rm --privileged --runtime krsi-default "${opts[@]}" "$IMG" sh -c "$*"
+}
+for f in /proc/sys/kernel/panic /proc/sys/kernel/sysrq /proc/sys/vm/drop_caches \
+	/proc/sys/kernel/randomize_va_space /proc/sys/kernel/kptr_restrict \
+	/proc/sys/kernel/yama/ptrace_scope /proc/sys/kernel/perf_event_paranoid \
+	/proc/sys/fs/suid_dumpable /proc/sysrq-trigger /sys/module/printk/parameters/time \
+	/sys/block/vda/queue/read_ahead_kb; do
+	check "privileged under default: $f is not opened for writing" \
+		fails_with "$f: $EPERM" pdrun -- "exec 3>>$f"
+done
+check "privileged under default: the host's disk is not opened for writing" \
+	fails_with "/dev/vda: $EPERM" pdrun -- "exec 3<>/dev/vda"
+check_output "privileged under default: it may read it" '^read$' pdrun -- "exec 3</dev/vda && echo read"
+check_output "privileged under default: its own network namespace's net.ipv4.ip_forward" '^ok$' \
+	pdrun -- "exec 3>>/proc/sys/net/ipv4/ip_forward && echo ok"
+check_output "privileged under default: its own network device's mtu in sysfs" '^ok$' \
+	pdrun -- "exec 3>>/sys/class/net/lo/mtu && echo ok"
+check_output "privileged under default: its own UTS namespace's hostname" '^ok$' \
+	pdrun -- "exec 3>>/proc/sys/kernel/hostname && echo ok"
+check "privileged under default, --cgroupns=host: no move to the root cgroup" \
+	fails_with "cgroup.procs: $EPERM" pdrun --cgroupns=host -- 'echo $$ >/sys/fs/cgroup/cgroup.procs'
+check_output "privileged under default: the container works" '^works$' pdrun -- "echo works"
+# 11 knobs, the disk and the cgroup, each from a container of its own.
+beyond_reported() {
+	local n
+	n=$(krsictl events | grep -cE '"hook":"(knob|blockdev|cgroup)","verdict":"deny"')
+	echo "$n knob, blockdev and cgroup denials reported"
+	[ "$n" -ge 13 ]
+}
+check "the denials are reported as knob, blockdev and cgroup events" wait_for beyond_reported
 
 # ---- Docker's built-in runtime ----
 

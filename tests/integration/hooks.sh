@@ -253,6 +253,47 @@ for rt in "${runtimes[@]}"; do
 	"$rt" delete -f "$id-unk2" >/dev/null 2>&1
 done
 
+# ---- no way out of the container's cgroup ----
+# Containers without a cgroup namespace (runc's default spec, docker --cgroupns=host) see the
+# whole hierarchy at /sys/fs/cgroup, mounted read-only: an O_PATH descriptor of the root cgroup
+# is all that clone3(CLONE_INTO_CGROUP) needs to start a child outside every rule. The
+# containers have the host's /usr, read-only, for the probe; under the shipped default the
+# clone is refused, under the shipped audit profile it is reported.
+ln -sfn usr/lib "$work/base/rootfs/lib"
+ln -sfn usr/lib64 "$work/base/rootfs/lib64"
+# escape_bundle NAME PROFILE OP...: a bundle without a cgroup namespace running krsi-probe OP.
+escape_bundle() {
+	local name=$1 profile=$2
+	shift 2
+	variant "$name" "$profile" "$PROBE" "$@" &&
+		bundle_edit "$work/$name" '.linux.namespaces |= map(select(.type != "cgroup")) |
+			.mounts |= (map(select(.destination != "/sys/fs/cgroup")) + [
+				{ destination: "/sys/fs/cgroup", type: "cgroup", source: "cgroup",
+				  options: ["nosuid", "noexec", "nodev", "ro"] },
+				{ destination: "/usr", type: "bind", source: "/usr", options: ["rbind", "ro"] }])'
+}
+escape_bundle esc-default default clone-into-cgroup /sys/fs/cgroup
+escape_bundle esc-audit audit clone-into-cgroup /sys/fs/cgroup
+escape_bundle esc-sibling default clone-into-cgroup /sys/fs/cgroup/kc-sibling
+mkdir -p "$CG/kc-sibling"
+for rt in "${runtimes[@]}"; do
+	id=hk-$rt-esc
+	check_output "$rt: no cgroup namespace: the whole hierarchy is visible" '^ok$' \
+		"$rt" run -b "$work/esc-audit" "$id-see"
+	"$rt" delete -f "$id-see" >/dev/null 2>&1
+	check_output "$rt: clone3 CLONE_INTO_CGROUP into the root cgroup: EPERM under default" '^EPERM$' \
+		"$rt" run -b "$work/esc-default" "$id-root"
+	check_output "$rt: ... and reported" '"hook":"cgroup","verdict":"deny"' \
+		wait_for matches '"call":"clone3"' krsictl events --container "$id-root"
+	check_output "$rt: clone3 CLONE_INTO_CGROUP into another cgroup: EPERM under default" '^EPERM$' \
+		"$rt" run -b "$work/esc-sibling" "$id-sib"
+	check_output "$rt: the audit profile allows it and reports it" '"verdict":"audit"' \
+		wait_for matches '"hook":"cgroup"' krsictl events --container "$id-see"
+	"$rt" delete -f "$id-root" >/dev/null 2>&1
+	"$rt" delete -f "$id-sib" >/dev/null 2>&1
+done
+rmdir "$CG/kc-sibling"
+
 # ---- agent down ----
 
 check "krsid stops" stop_agent

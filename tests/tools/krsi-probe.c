@@ -91,6 +91,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,167 @@ out:
 	if (in >= 0)
 		close(in);
 	free(buf);
+	return r;
+}
+
+/*
+ * Programs written whole, for the loader's own routes to W+X memory (kernel series patches 13
+ * and 14), each printing "ok" only once it has done what it is for:
+ * - bss-exec: x86-64, one read+execute segment of a page in the file and two in memory; the
+ *   loader maps the second page with the heap's flags (writable) and the segment's VM_EXEC.
+ *   The program copies code into that page and runs it there: it prints "ok" and exits 0.
+ * - ia32-rie: i386 with no PT_GNU_STACK, which a 64-bit caller's execve gives
+ *   READ_IMPLIES_EXEC (an executable heap and stack): it prints "ok" only if personality()
+ *   says so, and exits 1 otherwise.
+ */
+#define ELF_BSS_VADDR 0x400000u
+#define ELF_IA32_VADDR 0x08048000u
+#define EMIT(...)                                                                        \
+	do {                                                                             \
+		const unsigned char b_[] = { __VA_ARGS__ };                              \
+		memcpy(code + n, b_, sizeof(b_));                                        \
+		n += sizeof(b_);                                                         \
+	} while (0)
+#define LE32(v) (v) & 0xff, ((v) >> 8) & 0xff, ((v) >> 16) & 0xff, ((v) >> 24) & 0xff
+
+static int elf_make(const char *kind, const char *dst)
+{
+	unsigned char buf[4096] = { 0 }, *code;
+	size_t n = 0, len;
+	int fd, r = 0;
+
+	if (!strcmp(kind, "bss-exec")) {
+		Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
+		Elf64_Phdr *ph = (Elf64_Phdr *)(eh + 1);
+		uint32_t start = ELF_BSS_VADDR + sizeof(*eh) + sizeof(*ph), page = ELF_BSS_VADDR + 4096;
+		uint32_t tmpl = start + 26, msg = tmpl + 33;
+
+		code = (unsigned char *)(ph + 1);
+		EMIT(0xbe, LE32(tmpl));			 /* mov $tmpl,%esi */
+		EMIT(0xbf, LE32(page));			 /* mov $page,%edi */
+		EMIT(0xb9, LE32(33));			 /* mov $33,%ecx */
+		EMIT(0xf3, 0xa4);			 /* rep movsb */
+		EMIT(0xb8, LE32(page));			 /* mov $page,%eax */
+		EMIT(0xff, 0xe0);			 /* jmp *%rax */
+		EMIT(0x90, 0x90);			 /* (tmpl is at start + 26) */
+		EMIT(0xb8, LE32(1));			 /* tmpl: mov $1,%eax (write) */
+		EMIT(0xbf, LE32(1));			 /* mov $1,%edi */
+		EMIT(0x48, 0xc7, 0xc6, LE32(msg));	 /* mov $msg,%rsi */
+		EMIT(0xba, LE32(3));			 /* mov $3,%edx */
+		EMIT(0x0f, 0x05);			 /* syscall */
+		EMIT(0xb8, LE32(231));			 /* mov $231,%eax (exit_group) */
+		EMIT(0x31, 0xff);			 /* xor %edi,%edi */
+		EMIT(0x0f, 0x05);			 /* syscall */
+		EMIT('o', 'k', '\n');			 /* msg */
+		memcpy(eh->e_ident, ELFMAG, SELFMAG);
+		eh->e_ident[EI_CLASS] = ELFCLASS64;
+		eh->e_ident[EI_DATA] = ELFDATA2LSB;
+		eh->e_ident[EI_VERSION] = EV_CURRENT;
+		eh->e_type = ET_EXEC;
+		eh->e_machine = EM_X86_64;
+		eh->e_version = EV_CURRENT;
+		eh->e_entry = start;
+		eh->e_phoff = sizeof(*eh);
+		eh->e_ehsize = sizeof(*eh);
+		eh->e_phentsize = sizeof(*ph);
+		eh->e_phnum = 1;
+		ph->p_type = PT_LOAD;
+		ph->p_flags = PF_R | PF_X;
+		ph->p_vaddr = ph->p_paddr = ELF_BSS_VADDR;
+		ph->p_filesz = 4096;
+		ph->p_memsz = 8192;
+		ph->p_align = 4096;
+		len = 4096;
+	} else if (!strcmp(kind, "ia32-rie")) {
+		Elf32_Ehdr *eh = (Elf32_Ehdr *)buf;
+		Elf32_Phdr *ph = (Elf32_Phdr *)(eh + 1);
+		uint32_t start = ELF_IA32_VADDR + sizeof(*eh) + sizeof(*ph), msg = start + 62;
+
+		code = (unsigned char *)(ph + 1);
+		EMIT(0xb8, LE32(136));			 /* mov $136,%eax (personality) */
+		EMIT(0xbb, LE32(0xffffffffu));		 /* mov $-1,%ebx (query) */
+		EMIT(0xcd, 0x80);			 /* int $0x80 */
+		EMIT(0xa9, LE32(0x400000u));		 /* test $READ_IMPLIES_EXEC,%eax */
+		EMIT(0x74, 0x1f);			 /* jz fail (+31) */
+		EMIT(0xb8, LE32(4));			 /* mov $4,%eax (write) */
+		EMIT(0xbb, LE32(1));			 /* mov $1,%ebx */
+		EMIT(0xb9, LE32(msg));			 /* mov $msg,%ecx */
+		EMIT(0xba, LE32(3));			 /* mov $3,%edx */
+		EMIT(0xcd, 0x80);			 /* int $0x80 */
+		EMIT(0x31, 0xdb);			 /* xor %ebx,%ebx */
+		EMIT(0xb8, LE32(1));			 /* mov $1,%eax (exit) */
+		EMIT(0xcd, 0x80);			 /* int $0x80 */
+		EMIT(0xbb, LE32(1));			 /* fail: mov $1,%ebx */
+		EMIT(0xb8, LE32(1));			 /* mov $1,%eax (exit) */
+		EMIT(0xcd, 0x80);			 /* int $0x80 */
+		EMIT('o', 'k', '\n');			 /* msg, at start + 62 */
+		memcpy(eh->e_ident, ELFMAG, SELFMAG);
+		eh->e_ident[EI_CLASS] = ELFCLASS32;
+		eh->e_ident[EI_DATA] = ELFDATA2LSB;
+		eh->e_ident[EI_VERSION] = EV_CURRENT;
+		eh->e_type = ET_EXEC;
+		eh->e_machine = EM_386;
+		eh->e_version = EV_CURRENT;
+		eh->e_entry = start;
+		eh->e_phoff = sizeof(*eh);
+		eh->e_ehsize = sizeof(*eh);
+		eh->e_phentsize = sizeof(*ph);
+		eh->e_phnum = 1;
+		ph->p_type = PT_LOAD;
+		ph->p_flags = PF_R | PF_X;
+		ph->p_vaddr = ph->p_paddr = ELF_IA32_VADDR;
+		len = sizeof(*eh) + sizeof(*ph) + n;
+		ph->p_filesz = ph->p_memsz = len;
+		ph->p_align = 4096;
+	} else {
+		return EINVAL;
+	}
+	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+		r = errno ?: EIO;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+/*
+ * clone3(2) with CLONE_INTO_CGROUP into the cgroup directory DIR (an O_PATH descriptor is
+ * enough): the child exits at once; 0 once it has, or the call's errno.
+ */
+static int clone_into_cgroup(const char *dir)
+{
+	struct {
+		uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+			set_tid, set_tid_size, cgroup;
+	} args = { .flags = 0x200000000ULL /* CLONE_INTO_CGROUP */, .exit_signal = SIGCHLD };
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC), status;
+	long pid;
+
+	if (fd < 0)
+		return errno;
+	args.cgroup = fd;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		_exit(0);
+	close(fd);
+	if (pid < 0)
+		return errno;
+	return waitpid(pid, &status, 0) == pid ? 0 : errno;
+}
+
+/* Move this process into the cgroup directory DIR by writing its pid to cgroup.procs. */
+static int cgroup_move(const char *dir)
+{
+	char path[4096], pid[32];
+	int fd, n = snprintf(pid, sizeof(pid), "%d\n", getpid()), r = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, pid, n) != n)
+		r = errno ?: EIO;
+	close(fd);
 	return r;
 }
 
@@ -617,6 +779,12 @@ int main(int argc, char **argv)
 		return result(mknod(argv[2], S_IFIFO | 0644, 0) < 0 ? errno : 0);
 	if (!strcmp(op, "symlink") && argc == 4)
 		return result(symlink(argv[2], argv[3]) < 0 ? errno : 0);
+	if (!strcmp(op, "elf-make") && argc == 4)
+		return result(elf_make(argv[2], argv[3]));
+	if (!strcmp(op, "clone-into-cgroup") && argc == 3)
+		return result(clone_into_cgroup(argv[2]));
+	if (!strcmp(op, "cgroup-move") && argc == 3)
+		return result(cgroup_move(argv[2]));
 	if (!strcmp(op, "elf-copy") && argc == 5)
 		return result(elf_copy(argv[2], argv[3], argv[4]));
 	if (!strcmp(op, "personality-rie") && argc == 2) {

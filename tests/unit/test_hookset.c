@@ -79,9 +79,13 @@ void test_hookset(void)
 			CHECK(hookset_needed(mount[i], d) && !hookset_needed(mount[i], 0),
 			      "hookset: mount: true attaches %s, and only it", mount[i]);
 	}
-	CHECK(!hookset_needed("file_open", d) && !hookset_needed("file_mprotect", d) &&
-		      !hookset_needed("mmap_file", d) && !hookset_needed("capable", d),
-	      "hookset: mount: true attaches neither file_open, W^X nor capable");
+	CHECK(!hookset_needed("file_mprotect", d) && !hookset_needed("mmap_file", d) &&
+		      !hookset_needed("capable", d),
+	      "hookset: mount: true attaches neither W^X nor capable");
+	CHECK(d & KRSI_DENY(KRSI_HOOK_CGROUP) && hookset_needed("file_open", d) &&
+		      hookset_needed("task_alloc", d) && !hookset_needed("task_alloc", 0),
+	      "hookset: every profile keeps its containers in their cgroups: file_open and "
+	      "task_alloc, detached with no profile");
 	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
 		CHECK(!hookset_needed(net[i], d), "hookset: mount: true leaves %s detached", net[i]);
 
@@ -95,15 +99,21 @@ void test_hookset(void)
 	CHECK(hookset_needed("file_open", d), "hookset: a write_dirs rule needs file_open");
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
 		    "\"exec\": [\"/bin/nc\"] }");
-	CHECK(!hookset_needed("file_open", d) && hookset_needed("bprm_check_security", d) &&
+	CHECK(hookset_needed("bprm_check_security", d) &&
 		      hookset_needed("mmap_file", d) && hookset_needed("file_mprotect", d) &&
 		      !hookset_needed("capable", d),
 	      "hookset: an exec rule needs bprm_check_security and the PROT_EXEC mapping hooks");
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
 		    "\"pathless_exec\": true }");
-	CHECK(d == KRSI_DENY(KRSI_HOOK_PATHLESS) && hookset_needed("mmap_file", d) &&
-		      hookset_needed("file_mprotect", d) && !hookset_needed("file_open", d),
-	      "hookset: pathless_exec sets its own bit and needs the mapping hooks, not file_open");
+	CHECK(d == (KRSI_DENY(KRSI_HOOK_PATHLESS) | KRSI_DENY(KRSI_HOOK_CGROUP)) &&
+		      hookset_needed("mmap_file", d) && hookset_needed("file_mprotect", d),
+	      "hookset: pathless_exec sets its own bit and needs the mapping hooks");
+	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
+		    "\"kernel_knobs\": true, \"block_write\": true }");
+	CHECK(d == (KRSI_DENY(KRSI_HOOK_KNOB) | KRSI_DENY(KRSI_HOOK_BLOCKDEV) |
+		    KRSI_DENY(KRSI_HOOK_CGROUP)) &&
+		      hookset_needed("file_open", d) && !hookset_needed("mmap_file", d),
+	      "hookset: kernel_knobs and block_write set their bits and need file_open alone");
 	d = deny_of("{ \"name\": \"t\", \"version\": 1, \"mode\": \"enforce\", "
 		    "\"connect\": [\"10.0.0.0/8\"] }");
 	CHECK(hookset_needed("socket_connect", d) && hookset_needed("socket_sendmsg", d) &&

@@ -66,8 +66,9 @@ static void test_parse_full(void)
 				KRSI_DENY(KRSI_HOOK_CONNECT) | KRSI_DENY(KRSI_HOOK_BIND) |
 				KRSI_DENY(KRSI_HOOK_MOUNT) | KRSI_DENY(KRSI_HOOK_PTRACE) |
 				KRSI_DENY(KRSI_HOOK_MODULE) | KRSI_DENY(KRSI_HOOK_BPF) |
-				KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_CAPABLE)),
-	      "deny bits: every kind but userns");
+				KRSI_DENY(KRSI_HOOK_WX) | KRSI_DENY(KRSI_HOOK_CAPABLE) |
+				KRSI_DENY(KRSI_HOOK_CGROUP)),
+	      "deny bits: every kind but userns, and every profile's cgroup rule");
 	CHECK(c.n_paths == 7 && c.n_net == 4, "7 path rules and 4 network rules");
 	CHECK(c.paths[0].kind == KRSI_PATH_EXEC && c.paths[0].slot == 42 &&
 		      c.paths[0].prefixlen == (8 + strlen("/usr/bin/nc") + 1) * 8,
@@ -415,7 +416,7 @@ static void test_allow(void)
 		  "connect: deny 1 network; then allow only 1 network, deny the rest\n"
 		  "bind: allow only nothing, deny the rest\n"
 		  "not restricted: read, socket, capabilities, mount, ptrace, module, bpf, userns, "
-		  "wx, pathless_exec\n",
+		  "wx, pathless_exec, kernel_knobs, block_write\n",
 		  "profile check explains a mixed profile, one line per kind");
 	free(text);
 	profile_free(p);

@@ -14,7 +14,6 @@ struct ctx {
 	struct krsi_policy *pol;
 	struct krsi_cgroup *cg;
 	__u64 cgid; /* the registered cgroup */
-	__u32 level; /* its depth: "/" = 0 */
 	__u64 learn; /* KRSI_LEARN_DENY while the cgroup is learned (KRSI_CG_LEARN), else 0 */
 };
 
@@ -66,7 +65,6 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 	__u32 zero = 0, pidx;
 	__u64 *at;
 	__u64 mask, id = 0;
-	__u32 level = 0;
 
 	c->cfg = bpf_map_lookup_elem(&config, &zero);
 	if (!c->cfg)
@@ -87,7 +85,6 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 		if (at) {
 			cg = at;
 			id = aid;
-			level = l;
 		}
 	}
 	if (!cg)
@@ -116,7 +113,6 @@ static __always_inline bool policy_get_arm(struct ctx *c, bool arm)
 	c->cg = cg;
 	c->pol = pol;
 	c->cgid = id;
-	c->level = level;
 	c->learn = cg->flags & KRSI_CG_LEARN ? KRSI_LEARN_DENY : 0;
 	return true;
 }

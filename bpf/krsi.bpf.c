@@ -79,6 +79,15 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	       (KRSI_DENY(KRSI_HOOK_OPEN_READ) | KRSI_DENY(KRSI_HOOK_OPEN_WRITE));
 	mode = file->f_mode;
 	/*
+	 * Another cgroup's files, the kernel's knobs, block devices (knob.bpf.h): first, where
+	 * the verifier has one state of this program to walk the function with.
+	 */
+	if (mode & FMODE_WRITE) {
+		r = knob_open(&c, file);
+		if (r)
+			return r;
+	}
+	/*
 	 * With an exec allow list, what may run may not be written: a file or directory allowed
 	 * for exec is never opened for writing (nor created), so the code at an allowed path is
 	 * the code that was there.
@@ -97,12 +106,6 @@ int BPF_PROG(file_open, struct file *file, int ret)
 	}
 	if (mode & FMODE_WRITE && c.pol->deny & KRSI_DENY(KRSI_HOOK_WX)) {
 		r = wx_open(&c, file);
-		if (r)
-			return r;
-	}
-	/* Another cgroup's files, the kernel's knobs, block devices (knob.bpf.h). */
-	if (mode & FMODE_WRITE) {
-		r = knob_open(&c, file, &fp);
 		if (r)
 			return r;
 	}

@@ -174,4 +174,12 @@ struct {
 	__type(value, char[KTREE_BUF]);
 } ktree_buf SEC(".maps");
 
+/* knob.bpf.h: the path a report of a knob, a block device or a cgroup file names. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, char[KRSI_PATH_MAX]);
+} knob_buf SEC(".maps");
+
 #endif /* KRSI_BPF_MAPS_H */

@@ -22,6 +22,14 @@
  * warning on stderr. An agent's refusal (unknown profile, ...) and a bad state, pid or cgroup
  * still fail: fail-open must not let a container choose to run without its profile.
  *
+ * Installing krsi never stops a node's containers: while krsi has not enforced since the node
+ * booted (no krsi program is attached: /sys/fs/bpf/krsi does not exist, because krsid never
+ * started or cannot run on this kernel), a krsid that does not answer lets the container start,
+ * with a warning that says krsi is not enforcing. Once krsi has enforced on this boot, the
+ * above holds. A rootless container (the hook runs in a user namespace other than the host's)
+ * starts with one line saying that krsi does not confine it: its runtime cannot register it,
+ * and krsid takes requests from the host's root alone.
+ *
  * The whole run is bounded by --timeout (default 5000 ms): stdin, the agent's connect, its
  * request and its reply. The hook needs nothing from its environment (runc gives it none).
  *
@@ -33,6 +41,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 #include "lib/cgroup.h"
@@ -41,6 +50,8 @@
 #include "lib/request.h"
 
 #define PROG "krsi-oci-hook"
+/* krsid's pins (agent/daemon/bpfobj.h): there from its first start until unloaded or reboot. */
+#define KRSI_PINS "/sys/fs/bpf/krsi"
 
 static const char *socket_path = PROTO_SOCKET_PATH;
 static int timeout_ms = 5000;
@@ -146,14 +157,26 @@ static bool podman_infra(const struct oci_state *s)
 static int unavailable(const struct oci_state *s, bool fail_open, const char *fail_open_why,
 		       const char *msg)
 {
+	char line[1024];
+	struct stat st;
+
 	if (!fail_open && podman_infra(s)) {
 		fail_open = true;
 		fail_open_why = "the rule for podman pod infra containers (they carry no annotations)";
 	}
+	/* Not enforcing since boot: nothing krsi promised is lost by starting. */
+	if (!fail_open && stat(KRSI_PINS, &st) < 0 && errno == ENOENT) {
+		snprintf(line, sizeof(line), PROG ": WARNING: krsi is not enforcing on this node "
+			 "(nothing attached since boot: krsid has not started, or cannot run on this "
+			 "kernel; see journalctl -u krsid): container %s starts unconfined: %s\n",
+			 s->id, msg);
+		fputs(line, stderr);
+		kmsg_write(line);
+		return 0;
+	}
 	if (!fail_open) {
 		return fail("container %s: %s", s->id, msg);
 	}
-	char line[1024];
 
 	snprintf(line, sizeof(line), PROG ": WARNING: container %s starts UNCONFINED, no krsi "
 		 "profile: %s (fail-open by %s)\n", s->id, msg, fail_open_why);
@@ -292,6 +315,27 @@ static int request(const struct oci_state *s, const struct krsi_request *r, size
 	return 0;
 }
 
+/*
+ * Whether the hook runs in the host's user namespace: its uid_map maps every id to itself. A
+ * rootless runtime runs its hooks in its own user namespace, as root there: *RET_UID is then
+ * the host's uid of that root, the user the container runs for.
+ */
+static bool host_userns(unsigned long *ret_uid)
+{
+	char map[128] = "";
+	unsigned long inside = 0, outside = 0, count = 0;
+	int fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, map, sizeof(map) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return true; /* no /proc to tell: the registration itself will say what fails */
+	sscanf(map, "%lu %lu %lu", &inside, &outside, &count);
+	*ret_uid = outside;
+	return inside == 0 && outside == 0 && count == 4294967295UL;
+}
+
 static int do_register(const struct oci_state *s, bool fail_open, const char *fail_open_why)
 {
 	_cleanup_free_ char *rep = NULL;
@@ -301,6 +345,15 @@ static int do_register(const struct oci_state *s, bool fail_open, const char *fa
 	uint64_t id = 0, got;
 	size_t len;
 	int r;
+
+	unsigned long uid = 0;
+
+	if (!host_userns(&uid)) {
+		fprintf(stderr, PROG ": container %s is rootless (run by uid %lu in a user namespace): "
+			"krsi does not confine rootless containers; it starts unconfined\n", s->id,
+			uid);
+		return 0;
+	}
 
 	if (s->pid <= 0) {
 		return fail("container %s: the state has no pid: cannot find its cgroup",

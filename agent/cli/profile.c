@@ -4,6 +4,7 @@
  * checked with the agent's parser. profile learn is in learn.c.
  */
 #include "cli/cli.h"
+#include "policy/hookset.h"
 #include "policy/learn.h"
 #include "policy/profile.h"
 
@@ -70,8 +71,50 @@ const struct cli_command cli_profile_show = {
 	.help = "one profile, as installed",
 };
 
+/*
+ * The hooks the running kernel lacks, as krsid reports them (status), or NULL when krsid does
+ * not answer: a profile file is then checked without them.
+ */
+static json_object *missing_hooks(const struct cli *cli, json_object **ret_rep)
+{
+	struct krsi_err err = { "" };
+	char line[PROTO_REQUEST_MAX];
+	json_object *k, *m;
+	int n = krsi_request_write(&(struct krsi_request){ .op = PROTO_STATUS }, line, sizeof(line));
+
+	*ret_rep = NULL;
+	if (n < 0 || proto_call(cli->socket_path, line, n, cli->timeout_ms, ret_rep, &err) < 0)
+		return NULL;
+	if (json_object_object_get_ex(*ret_rep, "kernel", &k) &&
+	    json_object_object_get_ex(k, "missing_hooks", &m) &&
+	    json_object_is_type(m, json_type_array))
+		return m;
+	return NULL;
+}
+
+/* What P's rules need that this kernel has no hook for: one line per route. */
+static void print_gaps(const char *file, const struct profile *p, json_object *missing)
+{
+	struct profile_compiled c;
+
+	if (!missing || profile_compile(p, 0, 1, &c) < 0)
+		return;
+	for (size_t i = 0; i < json_object_array_length(missing); i++) {
+		const char *hook = json_object_get_string(json_object_array_get_idx(missing, i));
+		const char *route = hookset_route(hook);
+
+		if (!(hookset_deny_bits(hook) & c.policy.deny))
+			continue;
+		printf("%s: not enforced on this kernel: %s (it has no %s hook; kernel/patches adds "
+		       "it)\n", file, route ? route : hook, hook);
+	}
+	profile_compiled_clear(&c);
+}
+
 static int check_run(struct cli *cli, int argc, char **argv)
 {
+	_cleanup_json_ json_object *status = NULL;
+	json_object *missing;
 	int bad = 0, r = cli_parse(cli, &argc, &argv, NULL, NULL);
 
 	if (r != CLI_CONTINUE)
@@ -80,6 +123,7 @@ static int check_run(struct cli *cli, int argc, char **argv)
 		cli_usage(stderr);
 		return EXIT_USAGE;
 	}
+	missing = missing_hooks(cli, &status);
 	for (int i = 0; i < argc; i++) {
 		struct krsi_err err = { "" };
 		struct profile *p = NULL;
@@ -93,6 +137,7 @@ static int check_run(struct cli *cli, int argc, char **argv)
 		       (unsigned long long)p->version, p->schema,
 		       p->mode == KRSI_MODE_AUDIT ? "audit" : "enforce");
 		profile_explain(p, stdout);
+		print_gaps(argv[i], p, missing);
 		profile_free(p);
 	}
 	return bad ? EXIT_INVALID : EXIT_OK;

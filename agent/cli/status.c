@@ -15,17 +15,17 @@ static int status_option(void *opts, int val, const char *arg)
 	return CLI_CONTINUE;
 }
 
-/* The attached hooks, one line: "hooks:      bprm_check_security file_open ...". */
-static void print_hooks(json_object *a)
+/* An array of names, one line: "hooks:      bprm_check_security file_open ...". */
+static void print_names(const char *label, json_object *o, const char *key)
 {
-	json_object *hooks;
+	json_object *names;
 
-	if (!json_object_object_get_ex(a, "hooks", &hooks) ||
-	    !json_object_is_type(hooks, json_type_array))
+	if (!json_object_object_get_ex(o, key, &names) ||
+	    !json_object_is_type(names, json_type_array))
 		return;
-	printf("hooks:     ");
-	for (size_t i = 0; i < json_object_array_length(hooks); i++)
-		printf(" %s", json_object_get_string(json_object_array_get_idx(hooks, i)));
+	printf("%-11s", label);
+	for (size_t i = 0; i < json_object_array_length(names); i++)
+		printf(" %s", json_object_get_string(json_object_array_get_idx(names, i)));
 	printf("\n");
 }
 
@@ -56,13 +56,21 @@ static int status_run(struct cli *cli, int argc, char **argv)
 	printf("agent:      krsid %s, pid %s, %s programs (%s), %s attached\n",
 	       cli_str(a, "version"), cli_str(a, "pid"), cli_str(a, "programs"),
 	       flag(a, "adopted") ? "adopted from pins" : "loaded", cli_str(a, "attached"));
-	print_hooks(a);
+	print_names("hooks:", a, "hooks");
 	printf("kernel:     lsm=%s, BPF LSM %s, audit switch %s, BTF %s\n", cli_str(k, "lsm"),
 	       flag(k, "bpf_lsm") ? "active" : "OFF",
 	       !flag(k, "audit_switch") ? "absent"
 	       : flag(k, "enforcing")	 ? "enforcing"
 					 : "PERMISSIVE",
 	       flag(k, "btf") ? "yes" : "no");
+	{
+		json_object *m;
+
+		/* A stock kernel: the series' hooks are missing, and what they see is not enforced. */
+		if (json_object_object_get_ex(k, "missing_hooks", &m) &&
+		    json_object_array_length(m) > 0)
+			print_names("missing:", k, "missing_hooks");
+	}
 	printf("registry:   %s containers, %s profiles (default %s)\n", cli_str(rep, "containers"),
 	       cli_str(rep, "profiles"), cli_str(a, "default_profile"));
 	printf("identities: %s files of exact rules in %s views, refreshed every %ss\n",

@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpf/krsi.h"
@@ -144,6 +145,31 @@ static int prog_add(struct bpfobj *o, const char *name, struct krsi_err *err)
 	return 0;
 }
 
+/*
+ * Whether the running kernel has the hook that program PROG attaches to (its section names
+ * it): an LSM program's bpf_lsm_<hook>() function, a tp_btf program's btf_trace_<event>
+ * type. A stock kernel lacks the kernel series' hooks; their programs are left out.
+ */
+static bool kernel_has_target(const struct btf *vmlinux, const struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog), *hook;
+	char name[128];
+	int kind;
+
+	if (!vmlinux)
+		return true; /* libbpf's load then says what is wrong */
+	if ((hook = strchr(sec, '/')) && (!strncmp(sec, "lsm/", 4) || !strncmp(sec, "lsm.s/", 6))) {
+		snprintf(name, sizeof(name), "bpf_lsm_%s", hook + 1);
+		kind = BTF_KIND_FUNC;
+	} else if (hook && !strncmp(sec, "tp_btf/", 7)) {
+		snprintf(name, sizeof(name), "btf_trace_%s", hook + 1);
+		kind = BTF_KIND_TYPEDEF;
+	} else {
+		return true;
+	}
+	return btf__find_by_name_kind(vmlinux, name, kind) >= 0;
+}
+
 static void link_path(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, KRSI_PIN_DIR "/links/%s", name);
@@ -153,7 +179,8 @@ static void link_path(const char *name, char *buf, size_t size)
  * Adopt a complete pinned set: every map and program of this build's skeleton. Links are
  * optional (a hook that no profile needs has none); the caller attaches what is missing.
  */
-static int adopt(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
+static int adopt(struct bpfobj *o, struct krsi *skel, const struct btf *vmlinux,
+		 struct krsi_err *err)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -170,6 +197,10 @@ static int adopt(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 		p = &o->progs[o->n_programs - 1];
 		snprintf(path, sizeof(path), KRSI_PIN_DIR "/progs/%s", p->name);
 		p->fd = bpf_obj_get(path);
+		if (p->fd < 0 && errno == ENOENT && !kernel_has_target(vmlinux, prog)) {
+			p->absent = true;
+			continue;
+		}
 		if (p->fd < 0)
 			return err_set(err, -errno, "%s: %s", path, strerror(errno));
 		link_path(p->name, path, sizeof(path));
@@ -207,7 +238,7 @@ int bpfobj_attach(struct bpfobj *o, int i, struct krsi_err *err)
 	char path[256];
 	int fd, r;
 
-	if (p->attached)
+	if (p->attached || p->absent)
 		return 0;
 	/* An LSM program attaches through a tracing link: raw_tracepoint_open without a name. */
 	fd = bpf_raw_tracepoint_open(NULL, p->fd);
@@ -258,7 +289,8 @@ static int add_self_id(int self_fd, int fd, bool prog)
 	return bpf_map_update_elem(self_fd, &key, &one, BPF_ANY) < 0 ? -errno : 0;
 }
 
-static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
+static int load_fresh(struct bpfobj *o, struct krsi *skel, const struct btf *vmlinux,
+		      bool verbose, struct krsi_err *err)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -267,6 +299,13 @@ static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 	char path[256];
 	int r;
 
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!kernel_has_target(vmlinux, prog))
+			bpf_program__set_autoload(prog, false);
+		/* -v: the verifier's statistics of every program (BPF_LOG_STATS), its headroom. */
+		if (verbose)
+			bpf_program__set_log_level(prog, 4);
+	}
 	r = krsi__load(skel);
 	if (r < 0)
 		return err_set(err, r, "load BPF programs: %s (run with -v for the verifier log)",
@@ -295,6 +334,10 @@ static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 		r = prog_add(o, bpf_program__name(prog), err);
 		if (r < 0)
 			return r;
+		if (!bpf_program__autoload(prog)) {
+			o->progs[o->n_programs - 1].absent = true;
+			continue;
+		}
 		snprintf(path, sizeof(path), KRSI_PIN_DIR "/progs/%s", bpf_program__name(prog));
 		r = bpf_program__pin(prog, path);
 		if (r < 0)
@@ -308,6 +351,7 @@ static int load_fresh(struct bpfobj *o, struct krsi *skel, struct krsi_err *err)
 int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err)
 {
 	struct krsi *skel;
+	struct btf *vmlinux;
 	struct krsi_err aerr = { "" };
 	int r;
 
@@ -320,9 +364,12 @@ int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err
 	skel = krsi__open();
 	if (!skel)
 		return err_set(err, -errno, "open the BPF object: %s", strerror(errno));
+	/* NULL without kernel BTF: every program is then loaded, and libbpf says what fails. */
+	vmlinux = btf__load_vmlinux_btf();
 	if (!reset && access(KRSI_PIN_DIR, F_OK) == 0) {
-		r = adopt(o, skel, &aerr);
+		r = adopt(o, skel, vmlinux, &aerr);
 		if (r == 0) {
+			btf__free(vmlinux);
 			krsi__destroy(skel);
 			return 0;
 		}
@@ -332,7 +379,8 @@ int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err
 			 aerr.msg);
 	}
 	bpfobj_unpin_all(NULL);
-	r = load_fresh(o, skel, err);
+	r = load_fresh(o, skel, vmlinux, verbose, err);
+	btf__free(vmlinux);
 	krsi__destroy(skel);
 	if (r < 0) {
 		bpfobj_close(o);

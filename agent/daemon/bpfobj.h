@@ -31,6 +31,11 @@ struct bpfobj_prog {
 	char name[64];
 	int fd;
 	bool attached; /* KRSI_PIN_DIR/links/<name> is pinned */
+	/*
+	 * The running kernel has no hook for it (one of the kernel series' on a stock kernel):
+	 * not loaded, never attached, and named by krsictl status and profile check.
+	 */
+	bool absent;
 };
 
 struct ring_buffer;
@@ -59,7 +64,7 @@ void kernel_features_probe(struct kernel_features *f);
  * set keeps the links it finds pinned (progs[].attached).
  */
 int bpfobj_open(struct bpfobj *o, bool reset, bool verbose, struct krsi_err *err);
-/* Attach program I and pin its link; a no-op when attached. */
+/* Attach program I and pin its link; a no-op when attached, or absent from this kernel. */
 int bpfobj_attach(struct bpfobj *o, int i, struct krsi_err *err);
 /* Unpin program I's link: the kernel detaches it once no fd holds it. */
 int bpfobj_detach(struct bpfobj *o, int i, struct krsi_err *err);

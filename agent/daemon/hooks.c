@@ -66,7 +66,7 @@ int hooks_attach(struct krsid *d, uint64_t deny, struct krsi_err *err)
 		struct bpfobj_prog *p = &d->obj.progs[i];
 		int r;
 
-		if (p->attached || !hookset_needed(p->name, deny))
+		if (p->attached || p->absent || !hookset_needed(p->name, deny))
 			continue;
 		r = bpfobj_attach(&d->obj, i, err);
 		if (r < 0)
@@ -100,6 +100,33 @@ json_object *hooks_json(struct krsid *d)
 
 	for (int i = 0; i < d->obj.n_programs; i++)
 		if (d->obj.progs[i].attached)
+			json_object_array_add(arr, json_object_new_string(d->obj.progs[i].name));
+	return arr;
+}
+
+/*
+ * Say at start-up what this kernel cannot enforce: the programs it has no hook for, and the
+ * routes they would see.
+ */
+void hooks_log_absent(struct krsid *d)
+{
+	for (int i = 0; i < d->obj.n_programs; i++) {
+		const char *name = d->obj.progs[i].name, *route = hookset_route(name);
+
+		if (!d->obj.progs[i].absent)
+			continue;
+		log_warn("kernel: no %s hook (kernel/patches adds it): %s is not enforced on this "
+			 "kernel", name, route ? route : "its route");
+	}
+}
+
+/* The programs this kernel has no hook for (kernel_has_target() in bpfobj.c). */
+json_object *hooks_absent_json(struct krsid *d)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < d->obj.n_programs; i++)
+		if (d->obj.progs[i].absent)
 			json_object_array_add(arr, json_object_new_string(d->obj.progs[i].name));
 	return arr;
 }

@@ -169,6 +169,8 @@ uint64_t prof_deny_all(struct krsid *d);
 int hooks_attach(struct krsid *d, uint64_t deny, struct krsi_err *err);
 void hooks_detach_unused(struct krsid *d);
 json_object *hooks_json(struct krsid *d);
+json_object *hooks_absent_json(struct krsid *d);
+void hooks_log_absent(struct krsid *d);
 int hooks_attached(struct krsid *d);
 int config_update_mask(struct krsid *d);
 

@@ -216,6 +216,7 @@ static int enforce(struct krsid *d, bool reset)
 	log_info("%s %d programs (%d attached), pinned in %s",
 		 d->obj.adopted ? "adopted" : "loaded", d->obj.n_programs, hooks_attached(d),
 		 KRSI_PIN_DIR);
+	hooks_log_absent(d);
 	r = recover(d);
 	if (r == 0)
 		r = filter_rebuild(d);

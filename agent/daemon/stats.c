@@ -67,6 +67,8 @@ json_object *op_status(struct krsid *d)
 	if (d->kf.audit_switch)
 		json_object_object_add(k, "enforcing", json_object_new_boolean(d->kf.enforcing != 0));
 	json_object_object_add(k, "btf", json_object_new_boolean(d->kf.btf));
+	/* The hooks of the kernel series that this kernel lacks: a stock kernel lacks all six. */
+	json_object_object_add(k, "missing_hooks", hooks_absent_json(d));
 	json_object_object_add(rep, "kernel", k);
 	json_object_object_add(s, "events", json_object_new_uint64(sum.events));
 	json_object_object_add(s, "lost", json_object_new_uint64(sum.lost));

@@ -96,6 +96,26 @@ static int find(const char *prog)
 	return -1;
 }
 
+const char *hookset_route(const char *prog)
+{
+	static const struct {
+		const char *prog, *route;
+	} routes[] = {
+		{ "mount_clone", "open_tree(2) with OPEN_TREE_CLONE (a detached copy of a tree)" },
+		{ "mount_setattr", "mount_setattr(2) (a mount's flags and propagation)" },
+		{ "fs_context_open", "fsopen(2) and fspick(2) (a file system context)" },
+		{ "fs_context_mount", "fsmount(2) (a detached mount of a new file system)" },
+		{ "bprm_exec_memory", "the memory execve(2) makes writable and executable (an "
+				      "executable stack, W+X segments, READ_IMPLIES_EXEC)" },
+		{ "task_setpersonality", "personality(2) with READ_IMPLIES_EXEC" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(routes); i++)
+		if (!strcmp(routes[i].prog, prog))
+			return routes[i].route;
+	return NULL;
+}
+
 bool hookset_known(const char *prog)
 {
 	return find(prog) >= 0;

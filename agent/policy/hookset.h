@@ -25,5 +25,10 @@ bool hookset_needed(const char *prog, uint64_t deny);
 bool hookset_always(const char *prog);
 /* Whether the table names program NAME (a program it does not know is always attached). */
 bool hookset_known(const char *prog);
+/*
+ * What goes unseen where the kernel has no hook for program NAME (the kernel series' hooks,
+ * on a stock kernel): "open_tree(2) with OPEN_TREE_CLONE", or NULL for any other program.
+ */
+const char *hookset_route(const char *prog);
 
 #endif

@@ -272,6 +272,14 @@ escape_bundle() {
 				  options: ["nosuid", "noexec", "nodev", "ro"] },
 				{ destination: "/usr", type: "bind", source: "/usr", options: ["rbind", "ro"] }])'
 }
+# prints WANT CMD...: CMD (a container's run, whatever its exit status) printed the line WANT.
+prints() {
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1 </dev/null)
+	echo "$out"
+	grep -qx -- "$want" <<<"$out"
+}
 escape_bundle esc-default default clone-into-cgroup /sys/fs/cgroup
 escape_bundle esc-audit audit clone-into-cgroup /sys/fs/cgroup
 escape_bundle esc-sibling default clone-into-cgroup /sys/fs/cgroup/kc-sibling
@@ -281,12 +289,12 @@ for rt in "${runtimes[@]}"; do
 	check_output "$rt: no cgroup namespace: the whole hierarchy is visible" '^ok$' \
 		"$rt" run -b "$work/esc-audit" "$id-see"
 	"$rt" delete -f "$id-see" >/dev/null 2>&1
-	check_output "$rt: clone3 CLONE_INTO_CGROUP into the root cgroup: EPERM under default" '^EPERM$' \
-		"$rt" run -b "$work/esc-default" "$id-root"
+	check "$rt: clone3 CLONE_INTO_CGROUP into the root cgroup: EPERM under default" \
+		prints EPERM "$rt" run -b "$work/esc-default" "$id-root"
 	check_output "$rt: ... and reported" '"hook":"cgroup","verdict":"deny"' \
 		wait_for matches '"call":"clone3"' krsictl events --container "$id-root"
-	check_output "$rt: clone3 CLONE_INTO_CGROUP into another cgroup: EPERM under default" '^EPERM$' \
-		"$rt" run -b "$work/esc-sibling" "$id-sib"
+	check "$rt: clone3 CLONE_INTO_CGROUP into another cgroup: EPERM under default" \
+		prints EPERM "$rt" run -b "$work/esc-sibling" "$id-sib"
 	check_output "$rt: the audit profile allows it and reports it" '"verdict":"audit"' \
 		wait_for matches '"hook":"cgroup"' krsictl events --container "$id-see"
 	"$rt" delete -f "$id-root" >/dev/null 2>&1
@@ -312,7 +320,21 @@ for rt in "${runtimes[@]}"; do
 	check_output "$rt: fail-open is logged loudly (kernel log)" \
 		"WARNING: container $id-open starts UNCONFINED" dmesg
 done
+# Nothing of krsi's attached since boot (here: unloaded): krsi is not enforcing, so a start
+# loses nothing krsi promised; the container starts, and the hook says why it is unconfined.
+check "krsid --unload: nothing of krsi's is attached" sh -c 'krsid --unload && test ! -e /sys/fs/bpf/krsi'
+for rt in "${runtimes[@]}"; do
+	id=hk-$rt-never
+	check_output "$rt: krsi not enforcing since boot: the container starts" '^STARTED$' \
+		"$rt" run -b "$work/echo" "$id"
+	"$rt" delete -f "$id" >/dev/null 2>&1
+	check_output "$rt: ... and the hook says so loudly (kernel log)" \
+		"krsi is not enforcing on this node .*container $id starts unconfined" dmesg
+done
 check "krsid restarts" start_agent
+check "once krsi enforces again, a container with an unknown profile is refused" \
+	fails_with "no such profile" crun run -b "$work/unknown" hk-again
+crun delete -f hk-again >/dev/null 2>&1
 
 # ---- the hook on bad input, run directly ----
 
@@ -326,6 +348,24 @@ wait "$dead"
 echo "{\"ociVersion\":\"1.0.0\",\"id\":\"hk-dead\",\"status\":\"created\",\"pid\":$dead}" >"$work/dead"
 head -c 1048576 /dev/zero | tr '\0' ' ' >"$work/big"
 sed -i '1s/^ /{}/' "$work/big"
+# A rootless runtime runs its hooks in a user namespace of its own (root there): the hook says
+# in one line that krsi does not confine the container, and lets it start.
+rootless_hook() {
+	local out rc
+	out=$(setpriv --reuid=1000 --regid=1000 --clear-groups unshare --map-root-user \
+		"$HOOK" prestart <"$work/rootless" 2>&1)
+	rc=$?
+	echo "exit $rc: $out"
+	[ "$rc" = 0 ] && grep -q '^krsi-oci-hook: container hk-rootless is rootless (run by uid 1000 ' <<<"$out" &&
+		grep -q 'krsi does not confine rootless containers' <<<"$out"
+}
+sleep 600 &
+rl_pid=$!
+printf '{"ociVersion":"1.0.2","id":"hk-rootless","status":"created","pid":%d,"bundle":"/tmp"}' \
+	"$rl_pid" >"$work/rootless"
+check "a rootless runtime's hook: the container starts, said in one line" rootless_hook
+kill "$rl_pid" 2>/dev/null
+check "hk-rootless was not registered" no_entry hk-rootless
 check "empty stdin: one clear line" hook_says '^krsi-oci-hook: prestart: state on stdin: empty input' "$work/empty" prestart
 check "not JSON: one clear line" hook_says '^krsi-oci-hook: prestart: state on stdin: not JSON' "$work/notjson" prestart
 check "no pid: one clear line" hook_says '^krsi-oci-hook: container hk-nopid: the state has no pid' "$work/nopid" prestart

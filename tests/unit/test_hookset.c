@@ -59,6 +59,18 @@ void test_hookset(void)
 	uint64_t d;
 
 	test_every_program_known();
+	{
+		/* The kernel series' hooks (kernel/patches 11 and 14), absent from stock kernels. */
+		static const char *const series[] = { "mount_clone", "mount_setattr", "fs_context_open",
+						      "fs_context_mount", "bprm_exec_memory",
+						      "task_setpersonality" };
+
+		for (size_t i = 0; i < sizeof(series) / sizeof(series[0]); i++)
+			CHECK(hookset_known(series[i]) && hookset_route(series[i]),
+			      "hookset: what goes unseen without %s is named", series[i]);
+		CHECK(!hookset_route("file_open") && !hookset_route("sb_mount"),
+		      "hookset: a hook every 6.1 kernel has names no route");
+	}
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
 		CHECK(hookset_always(always[i]) && hookset_needed(always[i], 0),
 		      "hookset: %s is attached with no profile loaded", always[i]);
